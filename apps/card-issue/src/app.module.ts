@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DatabaseModule } from '@bank/shared/database';
+import { CoreModule, HealthModule } from '@bank/shared/nest';
+import { CardIssueEnvironment, SERVICE_NAME } from './config/environment';
+import { DATABASE_OPTIONS } from './database/database.config';
+
+@Module({})
+export class AppModule {
+  /** @param overrides configuration values that win over the environment (tests) */
+  static register(overrides: Record<string, string | undefined> = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot({
+          serviceName: SERVICE_NAME,
+          environment: CardIssueEnvironment,
+          overrides,
+        }),
+        DatabaseModule.forRoot(DATABASE_OPTIONS),
+        HealthModule.forService(SERVICE_NAME),
+      ],
+    };
+  }
+}

@@ -1,0 +1,21 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  BUSINESS_TIME_ZONE,
+  CardIssueExceptionFilter,
+  Clock,
+  configureHttpApp,
+} from '@bank/shared/nest';
+
+/** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
+export function configureApp(app: NestFastifyApplication): void {
+  configureHttpApp(app, {
+    filter: new CardIssueExceptionFilter(app.get(Clock), app.get<string>(BUSINESS_TIME_ZONE)),
+    swagger: {
+      title: 'Card issue service',
+      description:
+        'Accepts bank card issue requests (virtual or plastic; for oneself, a third party or nameless), ' +
+        'tracks their status and coordinates the user, branch and operation services.',
+      version: '2.0',
+    },
+  });
+}

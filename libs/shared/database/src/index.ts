@@ -1,0 +1,5 @@
+export * from './database.options';
+export * from './database.module';
+export * from './embedded-postgres';
+export * from './migrations';
+export * from './migration-command';

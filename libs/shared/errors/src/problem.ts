@@ -1,0 +1,168 @@
+import { HttpException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { DomainError, FieldError, RequestValidationError } from './domain-error';
+
+/**
+ * What went wrong, independent of how a service renders it. Every exception that
+ * reaches a global filter is first reduced to a Problem, so both error shapes treat
+ * the same failures the same way.
+ */
+export interface Problem {
+  status: number;
+  /** Stable machine code, e.g. VALIDATION_FAILED, MALFORMED_JSON, ROUTE_NOT_FOUND. */
+  code: string;
+  /** Message safe to show a client (never a stack, SQL text or driver detail). */
+  message: string;
+  title?: string;
+  fieldErrors?: FieldError[];
+  /** True when the failure was not anticipated and must be logged with its stack. */
+  unexpected: boolean;
+}
+
+export const PG_UNIQUE_VIOLATION = '23505';
+
+interface FrameworkError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+/** Maps Fastify's own request errors (raised before a route handler runs). */
+const FASTIFY_CODES: Record<string, { status: number; code: string; message: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400,
+    code: 'MALFORMED_JSON',
+    message: 'Request body is not valid JSON',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    code: 'MALFORMED_JSON',
+    message: 'Request body is empty but declared as JSON',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'Request body exceeds the 1 MiB limit',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Content type is not supported; send application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: 'BAD_REQUEST',
+    message: 'Content-Length does not match the body',
+  },
+};
+
+function isUniqueViolation(exception: unknown): exception is QueryFailedError {
+  return (
+    exception instanceof QueryFailedError &&
+    (exception.driverError as { code?: string } | undefined)?.code === PG_UNIQUE_VIOLATION
+  );
+}
+
+function fromHttpException(exception: HttpException): Problem {
+  const status = exception.getStatus();
+  const response = exception.getResponse();
+  let message = exception.message;
+  if (typeof response === 'object' && response !== null && 'message' in response) {
+    const raw = response.message;
+    message = Array.isArray(raw) ? raw.join('; ') : String(raw);
+  }
+  if (status === 404 && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)/.test(message)) {
+    return {
+      status,
+      code: 'ROUTE_NOT_FOUND',
+      message: message.replace(/^Cannot/, 'No route for'),
+      unexpected: false,
+    };
+  }
+  if (status === 400 && /JSON|Unexpected token|Unexpected end/i.test(message)) {
+    return {
+      status,
+      code: 'MALFORMED_JSON',
+      message: 'Request body is not valid JSON',
+      unexpected: false,
+    };
+  }
+  if (status === 413) {
+    return {
+      status,
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'Request body exceeds the 1 MiB limit',
+      unexpected: false,
+    };
+  }
+  if (status === 429) {
+    return {
+      status,
+      code: 'TOO_MANY_REQUESTS',
+      message: 'Too many requests; retry later',
+      unexpected: false,
+    };
+  }
+  if (status >= 500) {
+    return { status, code: 'INTERNAL_ERROR', message: 'Unexpected error', unexpected: true };
+  }
+  return { status, code: `HTTP_${status}`, message, unexpected: false };
+}
+
+/** Reduces any thrown value to a Problem. */
+export function toProblem(exception: unknown): Problem {
+  if (exception instanceof RequestValidationError) {
+    return {
+      status: exception.httpStatus,
+      code: exception.code,
+      message: exception.message,
+      fieldErrors: exception.fieldErrors,
+      unexpected: false,
+    };
+  }
+  if (exception instanceof DomainError) {
+    return {
+      status: exception.httpStatus,
+      code: exception.code,
+      message: exception.message,
+      title: exception.title,
+      unexpected: false,
+    };
+  }
+  if (exception instanceof HttpException) {
+    return fromHttpException(exception);
+  }
+  if (isUniqueViolation(exception)) {
+    return {
+      status: 409,
+      code: 'UNIQUE_VIOLATION',
+      message: 'The resource already exists',
+      unexpected: false,
+    };
+  }
+  const framework = exception as FrameworkError | null | undefined;
+  if (framework && typeof framework === 'object') {
+    const known = framework.code ? FASTIFY_CODES[framework.code] : undefined;
+    if (known) {
+      return { ...known, unexpected: false };
+    }
+    if (exception instanceof SyntaxError) {
+      return {
+        status: 400,
+        code: 'MALFORMED_JSON',
+        message: 'Request body is not valid JSON',
+        unexpected: false,
+      };
+    }
+    const status = framework.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return {
+        status,
+        code: `HTTP_${status}`,
+        message: framework.message ?? 'Bad request',
+        unexpected: false,
+      };
+    }
+  }
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'Unexpected error', unexpected: true };
+}

@@ -1,0 +1,95 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Problem } from './problem';
+
+/** Error body of the client registration service (registration spec part 7), in Russian. */
+export class RegistrationErrorBody {
+  @ApiProperty({
+    example: '2026-11-23T12:30:00.123',
+    description: 'Локальные дата и время бизнес-часового пояса, без зоны',
+  })
+  timestamp!: string;
+
+  @ApiProperty({ example: 400, description: 'Совпадает с HTTP-статусом' })
+  status!: number;
+
+  @ApiProperty({ example: 'Ошибка валидации', description: 'Краткий заголовок ошибки' })
+  error!: string;
+
+  @ApiProperty({ example: 'Запрос содержит некорректные данные' })
+  message!: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Только для ошибок валидации: «путь.поля: сообщение»',
+    example: ['contactInfo.phone: должен состоять из 11 цифр и начинаться с 7'],
+  })
+  details?: string[];
+}
+
+interface RussianText {
+  title: string;
+  message: string;
+}
+
+/** Russian titles and messages of the failures that are not the service's own domain errors. */
+const GENERIC: Record<string, RussianText> = {
+  VALIDATION_FAILED: { title: 'Ошибка валидации', message: 'Запрос содержит некорректные данные' },
+  MALFORMED_JSON: {
+    title: 'Некорректный запрос',
+    message: 'Тело запроса не является корректным JSON',
+  },
+  ROUTE_NOT_FOUND: { title: 'Ресурс не найден', message: 'Запрошенный ресурс не существует' },
+  PAYLOAD_TOO_LARGE: {
+    title: 'Слишком большой запрос',
+    message: 'Размер тела запроса превышает 1 МиБ',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    title: 'Неподдерживаемый тип содержимого',
+    message: 'Тело запроса должно быть в формате application/json',
+  },
+  TOO_MANY_REQUESTS: {
+    title: 'Слишком много запросов',
+    message: 'Превышен лимит запросов, повторите позже',
+  },
+  UNIQUE_VIOLATION: { title: 'Конфликт данных', message: 'Такая запись уже существует' },
+  INTERNAL_ERROR: {
+    title: 'Внутренняя ошибка сервера',
+    message: 'Произошла непредвиденная ошибка, повторите запрос позже',
+  },
+};
+
+const BY_STATUS: Record<number, RussianText> = {
+  400: { title: 'Некорректный запрос', message: 'Запрос не может быть обработан' },
+  401: { title: 'Требуется аутентификация', message: 'Запрос не аутентифицирован' },
+  403: { title: 'Доступ запрещён', message: 'Операция запрещена' },
+  404: GENERIC.ROUTE_NOT_FOUND,
+  405: { title: 'Метод не поддерживается', message: 'Метод не поддерживается для этого ресурса' },
+  409: GENERIC.UNIQUE_VIOLATION,
+  413: GENERIC.PAYLOAD_TOO_LARGE,
+  415: GENERIC.UNSUPPORTED_MEDIA_TYPE,
+  429: GENERIC.TOO_MANY_REQUESTS,
+  503: {
+    title: 'Сервис недоступен',
+    message: 'Сервис временно недоступен, повторите запрос позже',
+  },
+};
+
+export function buildRegistrationErrorBody(
+  problem: Problem,
+  timestamp: string,
+): RegistrationErrorBody {
+  const generic = GENERIC[problem.code] ?? BY_STATUS[problem.status] ?? GENERIC.INTERNAL_ERROR;
+  // Domain errors carry their own Russian title and message; everything else gets a generic text
+  // (framework messages are English and may leak internals).
+  const own = problem.title !== undefined;
+  const body: RegistrationErrorBody = {
+    timestamp,
+    status: problem.status,
+    error: own ? (problem.title as string) : generic.title,
+    message: own ? problem.message : generic.message,
+  };
+  if (problem.fieldErrors) {
+    body.details = problem.fieldErrors.map(({ path, message }) => `${path}: ${message}`);
+  }
+  return body;
+}

@@ -1,0 +1,38 @@
+import { ExceptionFilter, INestApplication } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { createValidationPipe } from '@bank/shared/validation';
+import { SwaggerSettings, setupSwagger } from './swagger';
+import { BaseEnvironment } from './environment';
+import { ENVIRONMENT } from './core.module';
+
+export interface HttpAppSettings {
+  swagger: Omit<SwaggerSettings, 'basePath'>;
+  filter: ExceptionFilter;
+}
+
+/**
+ * The HTTP setup shared by main.ts and every end-to-end test: logger, base path,
+ * strict validation, the service's error filter, Swagger and shutdown hooks.
+ * (The 1 MiB body limit lives in the adapter, see createHttpAdapter.)
+ */
+export function configureHttpApp(
+  app: NestFastifyApplication | INestApplication,
+  settings: HttpAppSettings,
+): void {
+  const env = app.get<BaseEnvironment>(ENVIRONMENT);
+  app.useLogger(app.get(Logger));
+  const basePath = env.BASE_PATH ?? '';
+  if (basePath) app.setGlobalPrefix(basePath);
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(settings.filter);
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  setupSwagger(app, { ...settings.swagger, basePath });
+}
+
+/** Starts listening on HOST:PORT from the environment and returns the address. */
+export async function listen(app: NestFastifyApplication): Promise<string> {
+  const env = app.get<BaseEnvironment>(ENVIRONMENT);
+  await app.listen(env.PORT, env.HOST);
+  return app.getUrl();
+}

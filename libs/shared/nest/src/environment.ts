@@ -1,0 +1,116 @@
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+import { DateTime } from 'luxon';
+
+export const toBoolean = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return value;
+  const text = value.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(text)) return true;
+  if (['false', '0', 'no', 'off'].includes(text)) return false;
+  return value; // left as is, so IsBoolean reports the variable
+};
+
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** Variables every service reads. Each service extends this with its own. */
+export class BaseEnvironment {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT!: number;
+
+  /** Path prefix of the deployment, e.g. /card-issue; empty for none. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, {
+    message: 'BASE_PATH must start with / and not end with /',
+  })
+  BASE_PATH?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  /** Data directory of the embedded database, used only without DATABASE_URL. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  PGLITE_DATA_DIR?: string;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DB_POOL_SIZE = 10;
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  DB_MIGRATIONS_RUN = true;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  DB_STATEMENT_TIMEOUT_MS = 10_000;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @IsString()
+  BUSINESS_TIME_ZONE = 'Europe/Moscow';
+
+  /** Requests per window per client address; 0 turns rate limiting off. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT = 0;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_WINDOW_MS = 60_000;
+}
+
+/**
+ * Validates raw environment variables into a typed object; throws one error naming
+ * every bad variable, so a misconfigured service stops at start-up.
+ */
+export function validateEnvironment<T extends BaseEnvironment>(
+  cls: new () => T,
+  raw: Record<string, unknown>,
+): T {
+  const env = plainToInstance(cls, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { whitelist: false, skipMissingProperties: false });
+  const problems = errors.map(
+    (e) =>
+      `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+  );
+  if (!DateTime.now().setZone(env.BUSINESS_TIME_ZONE).isValid) {
+    problems.push(
+      `BUSINESS_TIME_ZONE=${JSON.stringify(env.BUSINESS_TIME_ZONE)}: not a known IANA time zone`,
+    );
+  }
+  if (problems.length) {
+    throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return env;
+}

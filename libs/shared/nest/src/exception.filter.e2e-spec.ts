@@ -1,0 +1,267 @@
+import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { IsInt, IsString, MaxLength, ValidateNested, IsObject } from 'class-validator';
+import { Type } from 'class-transformer';
+import { QueryFailedError } from 'typeorm';
+import request from 'supertest';
+import { DomainError } from '@bank/shared/errors';
+import { Test } from '@nestjs/testing';
+import { Clock, FixedClock } from './clock';
+import { createHttpAdapter } from './http-adapter';
+import { CoreModule } from './core.module';
+import { configureHttpApp } from './configure';
+import { CardIssueExceptionFilter, RegistrationExceptionFilter } from './exception.filter';
+import { BaseEnvironment } from './environment';
+
+class Inner {
+  @IsString()
+  @MaxLength(3)
+  code!: string;
+}
+
+class Payload {
+  @IsInt()
+  count!: number;
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => Inner)
+  inner!: Inner;
+}
+
+class GoneError extends DomainError {
+  readonly code = 'THING_GONE';
+  readonly httpStatus = 404;
+  override readonly title = 'Не найдено';
+}
+
+@Controller('t')
+class ProbeController {
+  @Post('validate')
+  validate(@Body() body: Payload): Payload {
+    return body;
+  }
+
+  @Get('domain')
+  domain(): never {
+    throw new GoneError('Thing 42 is gone');
+  }
+
+  @Get('unique')
+  unique(): never {
+    const driverError = Object.assign(
+      new Error('duplicate key value violates unique constraint "uq_x"'),
+      { code: '23505' },
+    );
+    throw new QueryFailedError('INSERT INTO secret_table VALUES ($1)', ['x'], driverError);
+  }
+
+  @Get('boom')
+  boom(): never {
+    throw new Error('SELECT password FROM users -- internal detail');
+  }
+}
+
+class TestEnvironment extends BaseEnvironment {
+  override PORT = 0;
+}
+
+@Module({
+  imports: [
+    CoreModule.forRoot({
+      serviceName: 'probe',
+      environment: TestEnvironment,
+      overrides: { LOG_LEVEL: 'silent' },
+    }),
+  ],
+  controllers: [ProbeController],
+})
+class ProbeModule {}
+
+const clock = new FixedClock('2026-03-15T21:30:00.000Z'); // 00:30 on 16 March in Moscow
+
+interface TestApp {
+  url: string;
+  close(): Promise<void>;
+}
+
+// Boots like libs/shared/testing does (that lib depends on this one, so it is not used here).
+async function boot(shape: 'card' | 'registration'): Promise<TestApp> {
+  const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] })
+    .overrideProvider(Clock)
+    .useValue(clock)
+    .compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter());
+  configureHttpApp(app, {
+    filter:
+      shape === 'card'
+        ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
+        : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
+    swagger: { title: 'probe', description: 'probe', version: '1' },
+  });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+describe('card-issue error shape', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await boot('card')));
+  afterAll(() => t.close());
+
+  it('lists every violated field by full path, with a local timestamp', async () => {
+    const res = await request(t.url)
+      .post('/t/validate')
+      .send({ count: 'x', inner: { code: 'ABCD' }, extra: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      timestamp: '2026-03-16T00:30:00.000',
+      status: 400,
+      error: 'Bad Request',
+      message: 'Validation failed',
+      errors: {
+        count: expect.any(String),
+        'inner.code': expect.stringContaining('3'),
+        extra: 'property extra should not exist',
+      },
+    });
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await request(t.url)
+      .post('/t/validate')
+      .set('content-type', 'application/json')
+      .send('{"count": 1,');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      status: 400,
+      error: 'Bad Request',
+      message: 'Request body is not valid JSON',
+    });
+    expect(res.body.errors).toBeUndefined();
+  });
+
+  it('answers an unknown route with 404', async () => {
+    const res = await request(t.url).get('/nowhere');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({
+      status: 404,
+      error: 'Not Found',
+      message: 'No route for GET /nowhere',
+    });
+  });
+
+  it('answers a body over 1 MiB with 413', async () => {
+    const res = await request(t.url)
+      .post('/t/validate')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ count: 1, pad: 'x'.repeat(1024 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ status: 413, error: 'Payload Too Large' });
+  });
+
+  it('answers a body of exactly 1 MiB normally (validation, not 413)', async () => {
+    const prefix = '{"count":1,"inner":{"code":"A"},"pad":"';
+    const body = prefix + 'x'.repeat(1024 * 1024 - prefix.length - 2) + '"}';
+    expect(Buffer.byteLength(body)).toBe(1024 * 1024);
+    const res = await request(t.url)
+      .post('/t/validate')
+      .set('content-type', 'application/json')
+      .send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual({ pad: 'property pad should not exist' });
+  });
+
+  it('answers a non-JSON content type with 415', async () => {
+    const res = await request(t.url)
+      .post('/t/validate')
+      .set('content-type', 'text/plain')
+      .send('hello');
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ status: 415, error: 'Unsupported Media Type' });
+  });
+
+  it('maps a domain error to its status with its message', async () => {
+    const res = await request(t.url).get('/t/domain');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({
+      status: 404,
+      error: 'Not Found',
+      message: 'Thing 42 is gone',
+    });
+  });
+
+  it('maps a unique violation to 409 without SQL text', async () => {
+    const res = await request(t.url).get('/t/unique');
+    expect(res.status).toBe(409);
+    expect(JSON.stringify(res.body)).not.toMatch(/INSERT|secret_table|uq_x/);
+  });
+
+  it('answers an unexpected error with a bare 500: no stack, no SQL', async () => {
+    const res = await request(t.url).get('/t/boom');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({
+      timestamp: '2026-03-16T00:30:00.000',
+      status: 500,
+      error: 'Internal Server Error',
+      message: 'Unexpected error',
+    });
+  });
+});
+
+describe('registration error shape', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await boot('registration')));
+  afterAll(() => t.close());
+
+  it('lists violations as "path: message" details with a Russian title', async () => {
+    const res = await request(t.url)
+      .post('/t/validate')
+      .send({ count: 1, inner: { code: 'ABCD' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      timestamp: '2026-03-16T00:30:00.000',
+      status: 400,
+      error: 'Ошибка валидации',
+      message: 'Запрос содержит некорректные данные',
+      details: [expect.stringMatching(/^inner\.code: /)],
+    });
+  });
+
+  it.each([
+    [
+      'malformed JSON',
+      () => request(t.url).post('/t/validate').set('content-type', 'application/json').send('{'),
+      400,
+      'Некорректный запрос',
+    ],
+    ['unknown route', () => request(t.url).get('/nowhere'), 404, 'Ресурс не найден'],
+    [
+      'oversized body',
+      () =>
+        request(t.url)
+          .post('/t/validate')
+          .set('content-type', 'application/json')
+          .send(JSON.stringify({ pad: 'x'.repeat(1024 * 1024) })),
+      413,
+      'Слишком большой запрос',
+    ],
+    ['unique violation', () => request(t.url).get('/t/unique'), 409, 'Конфликт данных'],
+    ['unexpected error', () => request(t.url).get('/t/boom'), 500, 'Внутренняя ошибка сервера'],
+  ])('%s gives a Russian body', async (_name, send, status, title) => {
+    const res = await send();
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ status, error: title });
+    expect(res.body.message).toMatch(/[а-я]/);
+    expect(JSON.stringify(res.body)).not.toMatch(/SELECT|INSERT|at .*\.ts/);
+  });
+
+  it('keeps a domain error title and message', async () => {
+    const res = await request(t.url).get('/t/domain');
+    expect(res.body).toMatchObject({
+      status: 404,
+      error: 'Не найдено',
+      message: 'Thing 42 is gone',
+    });
+  });
+});
