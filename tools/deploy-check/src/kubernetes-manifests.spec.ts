@@ -1,0 +1,326 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import {
+  kindKey,
+  type KubernetesObject,
+  supportedKinds,
+  unknownFields,
+  validateWithModel,
+} from './lib/kubernetes-schema';
+import {
+  K8S_ROOT,
+  kustomizationIn,
+  kustomizationTree,
+  type Manifest,
+  manifests,
+  missingResources,
+} from './lib/kustomize';
+import { clone, readYaml, repoPath } from './lib/repo';
+
+const SERVICES = ['card-issue', 'client-registration'] as const;
+const PORTS: Record<(typeof SERVICES)[number], number> = {
+  'card-issue': 3000,
+  'client-registration': 3001,
+};
+/** Graceful shutdown on SIGTERM: in-flight requests, the scheduler tick, outbox delivery. */
+const GRACEFUL_SHUTDOWN_SECONDS = 30;
+const PLACEHOLDER = /^REPLACE_ME$/;
+
+const all = manifests();
+
+function ofKind(kind: string, dir?: string): Manifest[] {
+  return all.filter((m) => m.object.kind === kind && (dir === undefined || m.dir === dir));
+}
+
+function single(kind: string, dir: string): KubernetesObject {
+  const found = ofKind(kind, dir);
+  expect(found.map((m) => m.file)).toHaveLength(1);
+  return found[0].object;
+}
+
+function matches(selector: Record<string, string>, labels: Record<string, string> = {}) {
+  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+}
+
+function imageName(image: string): string {
+  return image.replace(/@sha256:.*$/, '').replace(/:[^/:]+$/, '');
+}
+
+function yamlFilesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('Kubernetes manifests: schemas', () => {
+  it('finds the manifests of both services through the kustomizations', () => {
+    expect(all.length).toBeGreaterThanOrEqual(1 + SERVICES.length * 7);
+    for (const service of SERVICES) {
+      const kinds = all.filter((m) => m.dir === `k8s/${service}`).map((m) => kindKey(m.object));
+      expect(kinds.sort()).toEqual(
+        [
+          'apps/v1/Deployment',
+          'autoscaling/v2/HorizontalPodAutoscaler',
+          'batch/v1/Job',
+          'policy/v1/PodDisruptionBudget',
+          'v1/ConfigMap',
+          'v1/Secret',
+          'v1/Service',
+        ].sort(),
+      );
+    }
+  });
+
+  it.each(all.map((m) => [`${m.file} (${m.object.kind} ${m.object.metadata?.name})`, m]))(
+    '%s is valid against the Kubernetes schema and has no unknown field',
+    (_, manifest) => {
+      const { object } = manifest as Manifest;
+      expect(supportedKinds()).toContain(kindKey(object));
+      expect(() => validateWithModel(object)).not.toThrow();
+      expect(unknownFields(object)).toEqual([]);
+    },
+  );
+
+  describe('a spoiled manifest fails', () => {
+    const deployment = () => clone(single('Deployment', 'k8s/card-issue'));
+
+    it('a misspelled field (replcas, readinesProbe) is reported by path', () => {
+      const spoiled = deployment();
+      spoiled.spec.replcas = spoiled.spec.replicas;
+      delete spoiled.spec.replicas;
+      const container = spoiled.spec.template.spec.containers[0];
+      container.readinesProbe = container.readinessProbe;
+      delete container.readinessProbe;
+      expect(unknownFields(spoiled)).toEqual(
+        expect.arrayContaining(['.spec.replcas', '.spec.template.spec.containers[0].readinesProbe']),
+      );
+    });
+
+    it('a misspelled field deep in a list and in metadata is reported', () => {
+      const spoiled = deployment();
+      spoiled.metadata.lables = { a: 'b' };
+      spoiled.spec.template.spec.containers[0].ports[0].containerport = 1;
+      spoiled.spec.template.spec.volumes[0].emptyDir.sizelimit = '1Mi';
+      expect(unknownFields(spoiled).sort()).toEqual(
+        [
+          '.metadata.lables',
+          '.spec.template.spec.containers[0].ports[0].containerport',
+          '.spec.template.spec.volumes[0].emptyDir.sizelimit',
+        ].sort(),
+      );
+    });
+
+    it('free-form maps (labels, resources, ConfigMap data) accept any key', () => {
+      const spoiled = deployment();
+      spoiled.metadata.labels['example.com/anything'] = 'x';
+      spoiled.spec.template.spec.containers[0].resources.limits['example.com/gpu'] = '1';
+      expect(unknownFields(spoiled)).toEqual([]);
+    });
+
+    it.each([
+      ['a wrong type', (d: any) => (d.spec.replicas = 'two'), /replicas must be integer/],
+      ['a missing required field', (d: any) => delete d.spec.selector, /required property selector/],
+      [
+        'a value outside an enum',
+        (d: any) => (d.spec.template.spec.containers[0].imagePullPolicy = 'Sometimes'),
+        /allowed values/,
+      ],
+      [
+        'a missing container name',
+        (d: any) => delete d.spec.template.spec.containers[0].name,
+        /required property name/,
+      ],
+    ])('%s fails the schema validation', (_, spoil, message) => {
+      const spoiled = deployment();
+      spoil(spoiled);
+      expect(() => validateWithModel(spoiled)).toThrow(message);
+    });
+
+    it('a misspelled field in another kind (Service, HPA) is reported too', () => {
+      const service = clone(single('Service', 'k8s/card-issue'));
+      service.spec.ports[0].targetport = 'http';
+      expect(unknownFields(service)).toEqual(['.spec.ports[0].targetport']);
+      const hpa = clone(single('HorizontalPodAutoscaler', 'k8s/card-issue'));
+      hpa.spec.minReplica = 1;
+      expect(unknownFields(hpa)).toEqual(['.spec.minReplica']);
+    });
+  });
+});
+
+describe('Kubernetes manifests: kustomizations', () => {
+  const tree = kustomizationTree();
+
+  it.each(tree.map((k) => [path.relative(repoPath(), k.file), k]))(
+    '%s references only existing files',
+    (_, k) => {
+      const { kustomization } = k as ReturnType<typeof kustomizationIn>;
+      expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
+      expect(kustomization.kind).toBe('Kustomization');
+      expect(kustomization.resources?.length).toBeGreaterThan(0);
+      expect(missingResources(k as ReturnType<typeof kustomizationIn>)).toEqual([]);
+    },
+  );
+
+  it('the root kustomization ties both services and the namespace together', () => {
+    const root = kustomizationIn(K8S_ROOT).kustomization;
+    expect(root.resources).toEqual(expect.arrayContaining([...SERVICES]));
+    const namespace = single('Namespace', 'k8s');
+    for (const k of tree) expect(k.kustomization.namespace).toBe(namespace.metadata.name);
+  });
+
+  it('the namespace enforces the restricted Pod Security Standard', () => {
+    const ns = readYaml<KubernetesObject>(repoPath('k8s', 'namespace.yaml'));
+    expect(ns.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+  });
+
+  it('every YAML file under k8s/ is listed by a kustomization', () => {
+    const listed = new Set([
+      ...all.map((m) => repoPath(m.file)),
+      ...tree.map((k) => k.file),
+    ]);
+    expect(yamlFilesUnder(K8S_ROOT).filter((f) => !listed.has(f))).toEqual([]);
+  });
+
+  it('a missing resource is reported', () => {
+    const k = kustomizationIn(repoPath('k8s', 'card-issue'));
+    const spoiled = { ...k, kustomization: { ...k.kustomization, resources: ['nope.yaml'] } };
+    expect(missingResources(spoiled)).toEqual(['nope.yaml']);
+  });
+
+  it.each(SERVICES)('%s: the kustomization images entry names the image its pods run', (service) => {
+    const dir = `k8s/${service}`;
+    const { images = [] } = kustomizationIn(repoPath(dir)).kustomization;
+    const names = images.map((i) => i.name);
+    const podImages = [single('Deployment', dir), single('Job', dir)].flatMap((o) =>
+      o.spec.template.spec.containers.map((c: any) => imageName(c.image)),
+    );
+    expect(new Set(podImages)).toEqual(new Set([`bank-backoffice/${service}`]));
+    expect(names).toEqual([`bank-backoffice/${service}`]);
+    expect(images[0].newTag ?? images[0].digest).toBeTruthy();
+  });
+});
+
+describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
+  const dir = `k8s/${service}`;
+  const deployment = single('Deployment', dir);
+  const podSpec = deployment.spec.template.spec;
+  const podLabels: Record<string, string> = deployment.spec.template.metadata.labels;
+  const [container] = podSpec.containers;
+  const job = single('Job', dir);
+  const configMap = single('ConfigMap', dir);
+  const secret = single('Secret', dir);
+
+  it('the Deployment runs 2 replicas whose selector matches its pod labels', () => {
+    expect(deployment.metadata.name).toBe(service);
+    expect(deployment.spec.replicas).toBe(2);
+    expect(podSpec.containers).toHaveLength(1);
+    expect(matches(deployment.spec.selector.matchLabels, podLabels)).toBe(true);
+    expect(deployment.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+  });
+
+  it('the container listens on the service port and has readiness and liveness probes on /api/health', () => {
+    expect(container.ports).toEqual([
+      expect.objectContaining({ name: 'http', containerPort: PORTS[service] }),
+    ]);
+    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+      expect(container[probe]?.httpGet).toEqual({ path: '/api/health', port: 'http' });
+    }
+    // Liveness must be the more patient: a slow database drains a pod before restarting it.
+    const { livenessProbe: live, readinessProbe: ready } = container;
+    expect(live.periodSeconds * live.failureThreshold).toBeGreaterThan(
+      ready.periodSeconds * ready.failureThreshold,
+    );
+  });
+
+  it('the container has CPU and memory requests and limits', () => {
+    for (const bound of ['requests', 'limits']) {
+      expect(Object.keys(container.resources[bound]).sort()).toEqual(['cpu', 'memory']);
+    }
+  });
+
+  it.each([
+    ['Deployment', deployment],
+    ['Job', job],
+  ])('the %s runs as non-root with a read-only root file system and a writable /tmp', (_, o) => {
+    const spec = o.spec.template.spec;
+    expect(spec.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(spec.securityContext.runAsUser).toBeGreaterThan(0);
+    expect(spec.automountServiceAccountToken).toBe(false);
+    for (const c of spec.containers) {
+      expect(c.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        runAsNonRoot: true,
+        capabilities: { drop: ['ALL'] },
+      });
+      const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
+      expect(spec.volumes.find((v: any) => v.name === tmp?.name)?.emptyDir).toBeDefined();
+      expect(c.envFrom).toEqual([
+        { configMapRef: { name: configMap.metadata.name } },
+        { secretRef: { name: secret.metadata.name } },
+      ]);
+    }
+  });
+
+  it('the grace period covers the preStop sleep and the graceful shutdown', () => {
+    const command: string[] = container.lifecycle.preStop.exec.command;
+    expect(command[0]).toBe('sleep');
+    const sleep = Number(command[1]);
+    expect(sleep).toBeGreaterThan(0);
+    expect(podSpec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(
+      sleep + GRACEFUL_SHUTDOWN_SECONDS,
+    );
+  });
+
+  it('the Deployment leaves migrations to the Job', () => {
+    expect(container.env).toContainEqual({ name: 'DB_MIGRATIONS_RUN', value: 'false' });
+    const [migrate] = job.spec.template.spec.containers;
+    expect(migrate.command).toEqual(['node', 'main.js', 'migrate']);
+    expect(migrate.image).toBe(container.image);
+    expect(['Never', 'OnFailure']).toContain(job.spec.template.spec.restartPolicy);
+    expect(job.spec.backoffLimit).toBeGreaterThan(0);
+  });
+
+  it('the Secret holds placeholders only, and the ConfigMap no secret', () => {
+    expect(secret.data).toBeUndefined();
+    const keys = Object.keys(secret.stringData ?? {});
+    expect(keys).toContain('DATABASE_URL');
+    if (service === 'card-issue') expect(keys).toContain('X_SECRET');
+    for (const value of Object.values<string>(secret.stringData)) expect(value).toMatch(PLACEHOLDER);
+    for (const key of Object.keys(configMap.data)) {
+      expect(key).not.toMatch(/SECRET|PASSWORD|TOKEN|DATABASE_URL/);
+      expect(keys).not.toContain(key);
+    }
+    expect(configMap.data).toMatchObject({ NODE_ENV: 'production', PORT: String(PORTS[service]) });
+  });
+
+  it('the Service selects the Deployment pods and not the migration pod', () => {
+    const svc = single('Service', dir);
+    expect(svc.metadata.name).toBe(service);
+    expect(matches(svc.spec.selector, podLabels)).toBe(true);
+    expect(matches(svc.spec.selector, job.spec.template.metadata.labels)).toBe(false);
+    const portNames = container.ports.map((p: any) => p.name);
+    for (const port of svc.spec.ports) expect(portNames).toContain(port.targetPort);
+  });
+
+  it('the HorizontalPodAutoscaler scales this Deployment from 2 replicas', () => {
+    const hpa = single('HorizontalPodAutoscaler', dir);
+    expect(hpa.spec.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: deployment.metadata.name,
+    });
+    expect(hpa.spec.minReplicas).toBe(deployment.spec.replicas);
+    expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+  });
+
+  it('the PodDisruptionBudget selects this Deployment pods and lets one go at a time', () => {
+    const pdb = single('PodDisruptionBudget', dir);
+    expect(matches(pdb.spec.selector.matchLabels, podLabels)).toBe(true);
+    expect(matches(pdb.spec.selector.matchLabels, job.spec.template.metadata.labels)).toBe(false);
+    expect(pdb.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
+  });
+});
