@@ -1,8 +1,83 @@
+import { Transform, Type } from 'class-transformer';
+import {
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { BaseEnvironment } from '@bank/shared/nest';
 
 export const SERVICE_NAME = 'card-issue';
 
+/** X-secret used outside production when X_SECRET is unset (a warning is logged at start-up). */
+export const DEV_X_SECRET = 'dev-secret';
+
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+const withoutTrailingSlash = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && value !== '' ? value.replace(/\/+$/, '') : undefined;
+const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
+
 /** Configuration of the card issue service (README lists every variable). */
 export class CardIssueEnvironment extends BaseEnvironment {
   override PORT = 3000;
+
+  /**
+   * Secret every caller of the downstream reference services sends in the X-secret header,
+   * and that the gateways send. Mandatory with NODE_ENV=production.
+   */
+  @Transform(emptyToUndefined)
+  @ValidateIf(
+    (env: CardIssueEnvironment) => env.NODE_ENV === 'production' || env.X_SECRET !== undefined,
+  )
+  @IsString()
+  @IsNotEmpty({ message: 'X_SECRET is required when NODE_ENV=production' })
+  X_SECRET?: string;
+
+  /** Base URL of the user service; unset: this service's own /user-api. */
+  @Transform(withoutTrailingSlash)
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'USER_API_URL must be an http(s) URL' })
+  USER_API_URL?: string;
+
+  /** Base URL of the branch service; unset: this service's own /branch-api. */
+  @Transform(withoutTrailingSlash)
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'BRANCH_API_URL must be an http(s) URL' })
+  BRANCH_API_URL?: string;
+
+  /** Base URL of the operation service; unset: this service's own /operation-api. */
+  @Transform(withoutTrailingSlash)
+  @IsOptional()
+  @Matches(HTTP_URL, { message: 'OPERATION_API_URL must be an http(s) URL' })
+  OPERATION_API_URL?: string;
+
+  /** How long one call to a downstream service may take before it counts as unavailable. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(120_000)
+  DOWNSTREAM_TIMEOUT_MS = 2_000;
+
+  /** Further attempts of an idempotent downstream call after a timeout, connection error or 5xx. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  DOWNSTREAM_RETRIES = 2;
+
+  /** First backoff delay between attempts; doubled for each further attempt (with jitter). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  DOWNSTREAM_RETRY_DELAY_MS = 100;
+}
+
+/** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */
+export function xSecretOf(env: CardIssueEnvironment): string {
+  return env.X_SECRET ?? DEV_X_SECRET;
 }
