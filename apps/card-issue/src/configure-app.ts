@@ -5,6 +5,7 @@ import {
   Clock,
   configureHttpApp,
 } from '@bank/shared/nest';
+import { documentDownstreamServices } from './downstream/downstream-openapi';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
 export function configureApp(app: NestFastifyApplication): void {
@@ -16,6 +17,7 @@ export function configureApp(app: NestFastifyApplication): void {
         'Accepts bank card issue requests (virtual or plastic; for oneself, a third party or nameless), ' +
         'tracks their status and coordinates the user, branch and operation services.',
       version: '2.0',
+      customize: documentDownstreamServices,
     },
   });
 }

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { RouterModule } from '@nestjs/core';
+import { BranchesModule } from './branches/branches.module';
+import { OperationsModule, OperationsV2Module } from './operations/operations.module';
+import { UsersModule } from './users/users.module';
+
+/**
+ * The reference downstream services the card-issue deployment serves under its own base
+ * address (spec part 1 "Addresses"). The card issue module never calls them in-process,
+ * only over HTTP through the gateways in integrations/.
+ */
+@Module({
+  imports: [
+    UsersModule,
+    OperationsModule,
+    OperationsV2Module,
+    BranchesModule,
+    RouterModule.register([
+      { path: 'user-api', module: UsersModule },
+      { path: 'operation-api', module: OperationsModule },
+      { path: 'operation-api-v2', module: OperationsV2Module },
+      { path: 'branch-api', module: BranchesModule },
+    ]),
+  ],
+})
+export class DownstreamModule {}

@@ -1,0 +1,108 @@
+import { Body, Controller, Get, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { CardIssueErrorBody } from '@bank/shared/errors';
+import { OPERATION_SERVICE_TAG, OPERATION_SERVICE_V2_TAG } from '../downstream-openapi';
+import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
+import { CardOwnerParams, HolderParams } from './dto/operation-params.dto';
+import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dto/operation.dto';
+import { OperationsService } from './operations.service';
+
+@ApiTags(OPERATION_SERVICE_TAG)
+@ApiSecurity(X_SECRET_SCHEME)
+@ApiForbiddenResponse({
+  type: CardIssueErrorBody,
+  description: 'X-secret header is invalid or missing',
+})
+@UseGuards(XSecretGuard)
+@Controller('api/v1/operations')
+export class OperationsController {
+  constructor(private readonly operations: OperationsService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create an operation',
+    description:
+      'Idempotent by requestId: a repeated create answers 200 with the operation already stored.',
+  })
+  @ApiCreatedResponse({ type: OperationDto, description: 'Created' })
+  @ApiOkResponse({ type: OperationDto, description: 'Already existed for this requestId' })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Validation failed' })
+  @ApiConflictResponse({
+    type: CardIssueErrorBody,
+    description: 'The requestId has an operation for another owner, holder or form factor',
+  })
+  async create(
+    @Body() body: CreateOperationDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OperationDto> {
+    const { operation, created } = await this.operations.create(body);
+    void reply.status(created ? 201 : 200);
+    return operation;
+  }
+
+  @Get('by-owner/:cardOwner')
+  @ApiOperation({ summary: 'Operations by card owner, newest first' })
+  @ApiOkResponse({ type: OperationDto, isArray: true })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed user id' })
+  byOwner(@Param() params: CardOwnerParams): Promise<OperationDto[]> {
+    return this.operations.byOwner(params.cardOwner);
+  }
+
+  @Get('by-holder/:userId')
+  @ApiOperation({ summary: 'Operations by card holder, newest first' })
+  @ApiOkResponse({ type: OperationDto, isArray: true })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed user id' })
+  byHolder(@Param() params: HolderParams): Promise<OperationDto[]> {
+    return this.operations.byHolder(params.userId);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get an operation by id' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: OperationDto })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No operation with that id' })
+  get(@Param('id') id: string): Promise<OperationDto> {
+    return this.operations.get(id);
+  }
+
+  @Patch(':id/status')
+  @ApiOperation({
+    summary: 'Change the status of an operation',
+    description:
+      'With `sequence`, an update not newer than the last applied one is ignored and the stored ' +
+      'operation is returned unchanged (safe redelivery from an outbox).',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: OperationDto, description: 'The operation after the update' })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Validation failed' })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No operation with that id' })
+  updateStatus(
+    @Param('id') id: string,
+    @Body() body: UpdateOperationStatusDto,
+  ): Promise<OperationDto> {
+    return this.operations.updateStatus(id, body);
+  }
+}
+
+/** The same interface under {base_url}/operation-api-v2 (own tag and operation ids in OpenAPI). */
+@ApiTags(OPERATION_SERVICE_V2_TAG)
+@ApiSecurity(X_SECRET_SCHEME)
+@ApiForbiddenResponse({
+  type: CardIssueErrorBody,
+  description: 'X-secret header is invalid or missing',
+})
+@UseGuards(XSecretGuard)
+@Controller('api/v1/operations')
+export class OperationsV2Controller extends OperationsController {}

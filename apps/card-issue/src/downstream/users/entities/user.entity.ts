@@ -1,0 +1,78 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+export interface AddressColumns {
+  country: string;
+  region: string;
+  city: string;
+  street: string;
+  building: string;
+  apartment?: string;
+}
+
+/** A user of the reference user service; its own schema, as if it were a separate database. */
+@Entity({ schema: 'user_service', name: 'users' })
+export class UserEntity {
+  @PrimaryColumn({ type: 'varchar', length: 6 })
+  id!: string;
+
+  @Column({ name: 'first_name', type: 'varchar', length: 150 })
+  firstName!: string;
+
+  @Column({ name: 'middle_name', type: 'varchar', length: 150, nullable: true })
+  middleName!: string | null;
+
+  @Column({ name: 'last_name', type: 'varchar', length: 150 })
+  lastName!: string;
+
+  @Column({ type: 'varchar', length: 6 })
+  gender!: string;
+
+  @Column({ name: 'client_type', type: 'varchar', length: 2 })
+  clientType!: string;
+
+  @Column({ name: 'bankrupt_individual', type: 'boolean' })
+  bankruptIndividual!: boolean;
+
+  @Column({ name: 'bankrupt_entrepreneur', type: 'boolean' })
+  bankruptEntrepreneur!: boolean;
+
+  @Column({ type: 'varchar', length: 11 })
+  phone!: string;
+
+  @Column({ type: 'varchar', length: 150 })
+  email!: string;
+
+  @Column({ name: 'embossing_name', type: 'varchar', length: 150 })
+  embossingName!: string;
+
+  /** dd-MM-yyyy as received (already checked to be a real date). */
+  @Column({ name: 'birth_date', type: 'varchar', length: 10 })
+  birthDate!: string;
+
+  @Column({ name: 'birth_place', type: 'varchar', length: 150 })
+  birthPlace!: string;
+
+  @Column({ name: 'issue_date', type: 'varchar', length: 10 })
+  issueDate!: string;
+
+  @Column({ name: 'passport_series', type: 'char', length: 4 })
+  passportSeries!: string;
+
+  @Column({ name: 'passport_number', type: 'char', length: 6 })
+  passportNumber!: string;
+
+  @Column({ name: 'actual_address', type: 'jsonb' })
+  actualAddress!: AddressColumns;
+
+  @Column({ name: 'registration_address', type: 'jsonb' })
+  registrationAddress!: AddressColumns;
+
+  @Column({ type: 'varchar', length: 3 })
+  account!: string;
+
+  @Column({ name: 'manager_pin', type: 'varchar', length: 20 })
+  managerPin!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { XSecretModule } from '../x-secret.guard';
+import { UserEntity } from './entities/user.entity';
+import { UsersController } from './users.controller';
+import { UsersRepository } from './users.repository';
+import { UsersService } from './users.service';
+
+/** Reference user service, mounted under {base_url}/user-api. */
+@Module({
+  imports: [TypeOrmModule.forFeature([UserEntity]), XSecretModule],
+  controllers: [UsersController],
+  providers: [UsersService, UsersRepository],
+})
+export class UsersModule {}
