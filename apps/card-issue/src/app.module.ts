@@ -3,6 +3,8 @@ import { DatabaseModule } from '@bank/shared/database';
 import { CoreModule, HealthModule } from '@bank/shared/nest';
 import { CardIssueEnvironment, SERVICE_NAME } from './config/environment';
 import { DATABASE_OPTIONS } from './database/database.config';
+import { DownstreamModule } from './downstream/downstream.module';
+import { IntegrationsModule } from './integrations/integrations.module';
 
 @Module({})
 export class AppModule {
@@ -18,6 +20,8 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(DATABASE_OPTIONS),
         HealthModule.forService(SERVICE_NAME),
+        DownstreamModule,
+        IntegrationsModule,
       ],
     };
   }

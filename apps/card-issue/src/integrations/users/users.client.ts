@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { USER_ID_PATTERN } from '@bank/shared/identifiers';
+import { DownstreamHttp, toGatewayResult } from '../downstream-http';
+import { GatewayResult } from '../gateway-result';
+
+export interface DownstreamAddress {
+  country: string;
+  region: string;
+  city: string;
+  street: string;
+  building: string;
+  apartment?: string;
+}
+
+/** The User object of spec 2.2: what the user service creates a user from. */
+export interface NewUser {
+  firstName: string;
+  middleName?: string;
+  lastName: string;
+  gender: 'MALE' | 'FEMALE';
+  clientType: 'UP' | 'FL' | 'IP';
+  bankruptIndividual: boolean;
+  bankruptEntrepreneur: boolean;
+  contactInfo: { phone: string; email: string };
+  embossingName: string;
+  passportData: {
+    birthDate: string;
+    birthPlace: string;
+    issueDate: string;
+    series: string;
+    number: string;
+  };
+  actualAddress: DownstreamAddress;
+  registrationAddress: DownstreamAddress;
+  account: 'RUR' | 'USD' | 'EUR';
+  managerPin: string;
+}
+
+/** A user as the user service stores it: the User object plus its id (X + 5 of A-Z, 0-9). */
+export interface DownstreamUser extends NewUser {
+  id: string;
+}
+
+const SERVICE = 'user service';
+
+/** Gateway to the user service ({USER_API_URL}, default {base_url}/user-api). */
+@Injectable()
+export class UsersClient {
+  constructor(private readonly http: DownstreamHttp) {}
+
+  /** ok with the user, not-found (also for an id that cannot exist), or unavailable. Retried. */
+  async getUser(id: string): Promise<GatewayResult<DownstreamUser>> {
+    if (!USER_ID_PATTERN.test(id)) return { kind: 'not-found' };
+    const outcome = await this.http.send(SERVICE, {
+      method: 'GET',
+      path: `/api/v1/users/${encodeURIComponent(id)}`,
+      idempotent: true,
+    });
+    return toGatewayResult<DownstreamUser>(SERVICE, outcome, [200]);
+  }
+
+  /**
+   * ok with the stored user and its new id, conflict (passport already registered, message from
+   * the service), or unavailable. Never retried: a repeated create could make a second user.
+   */
+  async createUser(user: NewUser): Promise<GatewayResult<DownstreamUser>> {
+    const outcome = await this.http.send(SERVICE, {
+      method: 'POST',
+      path: '/api/v1/users',
+      body: user,
+      idempotent: false,
+    });
+    return toGatewayResult<DownstreamUser>(SERVICE, outcome, [201, 200]);
+  }
+
+  /** ok, not-found or unavailable; for compensating a user created for a request that failed. Retried. */
+  async deleteUser(id: string): Promise<GatewayResult<void>> {
+    if (!USER_ID_PATTERN.test(id)) return { kind: 'not-found' };
+    const outcome = await this.http.send(SERVICE, {
+      method: 'DELETE',
+      path: `/api/v1/users/${encodeURIComponent(id)}`,
+      idempotent: true,
+    });
+    return toGatewayResult<void>(SERVICE, outcome, [204, 200], { emptyBody: true });
+  }
+}
