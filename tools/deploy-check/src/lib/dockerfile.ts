@@ -30,7 +30,8 @@ export function parseDockerfile(text: string): Instruction[] {
     const full = (pending + line).trim();
     pending = '';
     const match = /^(\S+)\s*(.*)$/s.exec(full);
-    if (match) instructions.push({ keyword: match[1].toUpperCase(), args: match[2], line: startLine });
+    if (match)
+      instructions.push({ keyword: match[1].toUpperCase(), args: match[2], line: startLine });
   });
   return instructions;
 }
@@ -44,7 +45,10 @@ export function stagesOf(instructions: Instruction[]): Stage[] {
       const [image = '', as, name] = instruction.args
         .split(/\s+/)
         .filter((word) => !word.startsWith('--'));
-      const resolved = image.replace(/\$\{?(\w+)\}?/g, (_, arg: string) => globalArgs.get(arg) ?? '');
+      const resolved = image.replace(
+        /\$\{?(\w+)\}?/g,
+        (_, arg: string) => globalArgs.get(arg) ?? '',
+      );
       stages.push({
         from: instruction,
         image: resolved,
