@@ -15,7 +15,7 @@ import {
   manifests,
   missingResources,
 } from './lib/kustomize';
-import { clone, readYaml, repoPath } from './lib/repo';
+import { clone, type ParsedYaml, readYaml, repoPath } from './lib/repo';
 
 const SERVICES = ['card-issue', 'client-registration'] as const;
 const PORTS: Record<(typeof SERVICES)[number], number> = {
@@ -74,7 +74,7 @@ describe('Kubernetes manifests: schemas', () => {
   it.each(all.map((m) => [`${m.file} (${m.object.kind} ${m.object.metadata?.name})`, m]))(
     '%s is valid against the Kubernetes schema and has no unknown field',
     (_, manifest) => {
-      const { object } = manifest as Manifest;
+      const { object } = manifest;
       expect(supportedKinds()).toContain(kindKey(object));
       expect(() => validateWithModel(object)).not.toThrow();
       expect(unknownFields(object)).toEqual([]);
@@ -82,7 +82,7 @@ describe('Kubernetes manifests: schemas', () => {
   );
 
   describe('a spoiled manifest fails', () => {
-    const deployment = () => clone(single('Deployment', 'k8s/card-issue'));
+    const deployment = (): ParsedYaml => clone(single('Deployment', 'k8s/card-issue'));
 
     it('a misspelled field (replcas, readinesProbe) is reported by path', () => {
       const spoiled = deployment();
@@ -92,7 +92,10 @@ describe('Kubernetes manifests: schemas', () => {
       container.readinesProbe = container.readinessProbe;
       delete container.readinessProbe;
       expect(unknownFields(spoiled)).toEqual(
-        expect.arrayContaining(['.spec.replcas', '.spec.template.spec.containers[0].readinesProbe']),
+        expect.arrayContaining([
+          '.spec.replcas',
+          '.spec.template.spec.containers[0].readinesProbe',
+        ]),
       );
     });
 
@@ -118,16 +121,20 @@ describe('Kubernetes manifests: schemas', () => {
     });
 
     it.each([
-      ['a wrong type', (d: any) => (d.spec.replicas = 'two'), /replicas must be integer/],
-      ['a missing required field', (d: any) => delete d.spec.selector, /required property selector/],
+      ['a wrong type', (d: ParsedYaml) => (d.spec.replicas = 'two'), /replicas must be integer/],
+      [
+        'a missing required field',
+        (d: ParsedYaml) => delete d.spec.selector,
+        /required property selector/,
+      ],
       [
         'a value outside an enum',
-        (d: any) => (d.spec.template.spec.containers[0].imagePullPolicy = 'Sometimes'),
+        (d: ParsedYaml) => (d.spec.template.spec.containers[0].imagePullPolicy = 'Sometimes'),
         /allowed values/,
       ],
       [
         'a missing container name',
-        (d: any) => delete d.spec.template.spec.containers[0].name,
+        (d: ParsedYaml) => delete d.spec.template.spec.containers[0].name,
         /required property name/,
       ],
     ])('%s fails the schema validation', (_, spoil, message) => {
@@ -153,11 +160,11 @@ describe('Kubernetes manifests: kustomizations', () => {
   it.each(tree.map((k) => [path.relative(repoPath(), k.file), k]))(
     '%s references only existing files',
     (_, k) => {
-      const { kustomization } = k as ReturnType<typeof kustomizationIn>;
+      const { kustomization } = k;
       expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
       expect(kustomization.kind).toBe('Kustomization');
       expect(kustomization.resources?.length).toBeGreaterThan(0);
-      expect(missingResources(k as ReturnType<typeof kustomizationIn>)).toEqual([]);
+      expect(missingResources(k)).toEqual([]);
     },
   );
 
@@ -174,10 +181,7 @@ describe('Kubernetes manifests: kustomizations', () => {
   });
 
   it('every YAML file under k8s/ is listed by a kustomization', () => {
-    const listed = new Set([
-      ...all.map((m) => repoPath(m.file)),
-      ...tree.map((k) => k.file),
-    ]);
+    const listed = new Set([...all.map((m) => repoPath(m.file)), ...tree.map((k) => k.file)]);
     expect(yamlFilesUnder(K8S_ROOT).filter((f) => !listed.has(f))).toEqual([]);
   });
 
@@ -187,17 +191,20 @@ describe('Kubernetes manifests: kustomizations', () => {
     expect(missingResources(spoiled)).toEqual(['nope.yaml']);
   });
 
-  it.each(SERVICES)('%s: the kustomization images entry names the image its pods run', (service) => {
-    const dir = `k8s/${service}`;
-    const { images = [] } = kustomizationIn(repoPath(dir)).kustomization;
-    const names = images.map((i) => i.name);
-    const podImages = [single('Deployment', dir), single('Job', dir)].flatMap((o) =>
-      o.spec.template.spec.containers.map((c: any) => imageName(c.image)),
-    );
-    expect(new Set(podImages)).toEqual(new Set([`bank-backoffice/${service}`]));
-    expect(names).toEqual([`bank-backoffice/${service}`]);
-    expect(images[0].newTag ?? images[0].digest).toBeTruthy();
-  });
+  it.each(SERVICES)(
+    '%s: the kustomization images entry names the image its pods run',
+    (service) => {
+      const dir = `k8s/${service}`;
+      const { images = [] } = kustomizationIn(repoPath(dir)).kustomization;
+      const names = images.map((i) => i.name);
+      const podImages = [single('Deployment', dir), single('Job', dir)].flatMap((o) =>
+        o.spec.template.spec.containers.map((c: ParsedYaml) => imageName(c.image)),
+      );
+      expect(new Set(podImages)).toEqual(new Set([`bank-backoffice/${service}`]));
+      expect(names).toEqual([`bank-backoffice/${service}`]);
+      expect(images[0].newTag ?? images[0].digest).toBeTruthy();
+    },
+  );
 });
 
 describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
@@ -256,8 +263,8 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
         runAsNonRoot: true,
         capabilities: { drop: ['ALL'] },
       });
-      const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
-      expect(spec.volumes.find((v: any) => v.name === tmp?.name)?.emptyDir).toBeDefined();
+      const tmp = c.volumeMounts.find((m: ParsedYaml) => m.mountPath === '/tmp');
+      expect(spec.volumes.find((v: ParsedYaml) => v.name === tmp?.name)?.emptyDir).toBeDefined();
       expect(c.envFrom).toEqual([
         { configMapRef: { name: configMap.metadata.name } },
         { secretRef: { name: secret.metadata.name } },
@@ -289,7 +296,8 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
     const keys = Object.keys(secret.stringData ?? {});
     expect(keys).toContain('DATABASE_URL');
     if (service === 'card-issue') expect(keys).toContain('X_SECRET');
-    for (const value of Object.values<string>(secret.stringData)) expect(value).toMatch(PLACEHOLDER);
+    for (const value of Object.values<string>(secret.stringData))
+      expect(value).toMatch(PLACEHOLDER);
     for (const key of Object.keys(configMap.data)) {
       expect(key).not.toMatch(/SECRET|PASSWORD|TOKEN|DATABASE_URL/);
       expect(keys).not.toContain(key);
@@ -302,7 +310,7 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
     expect(svc.metadata.name).toBe(service);
     expect(matches(svc.spec.selector, podLabels)).toBe(true);
     expect(matches(svc.spec.selector, job.spec.template.metadata.labels)).toBe(false);
-    const portNames = container.ports.map((p: any) => p.name);
+    const portNames = container.ports.map((p: ParsedYaml) => p.name);
     for (const port of svc.spec.ports) expect(portNames).toContain(port.targetPort);
   });
 

@@ -8,16 +8,17 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import * as ts from 'typescript';
+import type { ParsedYaml } from './repo';
 
 /** A Kubernetes object as parsed from YAML. */
 export interface KubernetesObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  [field: string]: any;
+  [field: string]: ParsedYaml;
 }
 
-type ModelClass = new (data: any) => { validate(): void };
+type ModelClass = new (data: ParsedYaml) => { validate(): void };
 
 /** The kubernetes-models class of each supported kind (keep in step with kubernetes-kinds.ts). */
 const MODELS: Record<string, ModelClass> = {

@@ -9,6 +9,13 @@ export function repoPath(...parts: string[]): string {
   return path.join(REPO_ROOT, ...parts);
 }
 
+/**
+ * Parsed YAML or JSON that a check walks freely: a wrong path fails the check that takes it,
+ * which is all the typing a test of data files needs.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ParsedYaml = any;
+
 export function readText(file: string): string {
   return readFileSync(file, 'utf8');
 }
@@ -25,7 +32,9 @@ export function readYamlDocuments(file: string): unknown[] {
       throw new Error(`${file}: ${document.errors.map((e) => e.message).join('; ')}`);
     }
   }
-  return list.map((document) => document.toJS() as unknown).filter((data) => data != null);
+  return list
+    .map((document) => document.toJS() as unknown)
+    .filter((data) => data !== null && data !== undefined);
 }
 
 export function readYaml<T = unknown>(file: string): T {
