@@ -1,5 +1,9 @@
 import { DatabaseModuleOptions } from '@bank/shared/database';
 import { SERVICE_NAME } from '../config/environment';
+import { ClientEntity } from '../clients/entities/client.entity';
+import { ManagerEntity } from '../managers/entities/manager.entity';
+import { CreateManagers1795394100000 } from './migrations/1795394100000-CreateManagers';
+import { CreateClients1795394200000 } from './migrations/1795394200000-CreateClients';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -7,6 +11,6 @@ export const DATABASE_OPTIONS: Pick<
   'serviceName' | 'entities' | 'migrations'
 > = {
   serviceName: SERVICE_NAME,
-  entities: [],
-  migrations: [],
+  entities: [ManagerEntity, ClientEntity],
+  migrations: [CreateManagers1795394100000, CreateClients1795394200000],
 };

@@ -1,0 +1,11 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** A bank manager a registration is assigned to; the set is seeded by a migration. */
+@Entity({ name: 'managers' })
+export class ManagerEntity {
+  @PrimaryColumn({ type: 'varchar', length: 6 })
+  pin!: string;
+
+  @Column({ name: 'full_name', type: 'varchar', length: 100 })
+  fullName!: string;
+}
