@@ -2,7 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { DatabaseModule } from '@bank/shared/database';
 import { CoreModule, HealthModule } from '@bank/shared/nest';
 import { ClientRegistrationEnvironment, SERVICE_NAME } from './config/environment';
+import { ClientsModule } from './clients/clients.module';
 import { DATABASE_OPTIONS } from './database/database.config';
+import { ManagersModule } from './managers/managers.module';
 
 @Module({})
 export class AppModule {
@@ -18,6 +20,8 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(DATABASE_OPTIONS),
         HealthModule.forService(SERVICE_NAME),
+        ManagersModule,
+        ClientsModule,
       ],
     };
   }

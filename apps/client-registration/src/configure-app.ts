@@ -1,15 +1,18 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  BUSINESS_TIME_ZONE,
-  Clock,
-  RegistrationExceptionFilter,
-  configureHttpApp,
-} from '@bank/shared/nest';
+import { useContainer } from 'class-validator';
+import { BUSINESS_TIME_ZONE, Clock, configureHttpApp } from '@bank/shared/nest';
+import { ClientsModule } from './clients/clients.module';
+import { ClientRegistrationExceptionFilter } from './registration-exception.filter';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
 export function configureApp(app: NestFastifyApplication): void {
+  // Date rules relative to "today" are validators that need the injected clock.
+  useContainer(app.select(ClientsModule), { fallbackOnErrors: true });
   configureHttpApp(app, {
-    filter: new RegistrationExceptionFilter(app.get(Clock), app.get<string>(BUSINESS_TIME_ZONE)),
+    filter: new ClientRegistrationExceptionFilter(
+      app.get(Clock),
+      app.get<string>(BUSINESS_TIME_ZONE),
+    ),
     swagger: {
       title: 'Client registration service',
       description:

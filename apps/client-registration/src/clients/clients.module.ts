@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ManagersModule } from '../managers/managers.module';
+import { AccountNumberGenerator } from './account-number.generator';
+import { ClientsController } from './clients.controller';
+import { ClientsRepository } from './clients.repository';
+import { ClientsService } from './clients.service';
+import { NotInFutureConstraint } from './dto/not-in-future.validator';
+
+@Module({
+  imports: [ManagersModule],
+  controllers: [ClientsController],
+  providers: [ClientsService, ClientsRepository, AccountNumberGenerator, NotInFutureConstraint],
+})
+export class ClientsModule {}

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { PG_UNIQUE_VIOLATION } from '@bank/shared/errors';
+import { ClientEntity } from './entities/client.entity';
+import { PassportAlreadyRegisteredError } from './clients.errors';
+
+export type NewClient = Omit<ClientEntity, 'id'>;
+export type PassportColumns = Pick<
+  ClientEntity,
+  'birthDate' | 'birthPlace' | 'passportIssueDate' | 'passportSeries' | 'passportNumber'
+>;
+
+/** Constraint names of the CreateClients migration. */
+export const PASSPORT_CONSTRAINT = 'UQ_clients_passport';
+export const ACCOUNT_NUMBER_CONSTRAINT = 'UQ_clients_account_number';
+
+/** The generated account number is already taken; the caller draws another one. */
+export class AccountNumberTakenError extends Error {
+  constructor(readonly accountNumber: string) {
+    super('Account number already taken');
+    this.name = AccountNumberTakenError.name;
+  }
+}
+
+/**
+ * Clients table. Uniqueness is left to the constraints (no read-then-write check), and
+ * their violations are translated here: passport -> PassportAlreadyRegisteredError,
+ * account number -> AccountNumberTakenError.
+ */
+@Injectable()
+export class ClientsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private get clients() {
+    return this.dataSource.getRepository(ClientEntity);
+  }
+
+  async findById(id: string): Promise<ClientEntity | null> {
+    return this.clients.findOneBy({ id });
+  }
+
+  async insert(client: NewClient): Promise<ClientEntity> {
+    const entity = this.clients.create(client);
+    try {
+      await this.clients.insert(entity);
+    } catch (error) {
+      throw translateUniqueViolation(error, client);
+    }
+    return entity;
+  }
+
+  /** Replaces the passport and the actualization instant; null when no client has the id. */
+  async updatePassport(
+    id: string,
+    passport: PassportColumns,
+    actualizedAt: Date,
+  ): Promise<ClientEntity | null> {
+    try {
+      const result = await this.clients.update({ id }, { ...passport, actualizedAt });
+      if (!result.affected) return null;
+    } catch (error) {
+      throw translateUniqueViolation(error, { ...passport, accountNumber: '' });
+    }
+    return this.findById(id);
+  }
+}
+
+function translateUniqueViolation(
+  error: unknown,
+  client: Pick<NewClient, 'passportSeries' | 'passportNumber' | 'accountNumber'>,
+): unknown {
+  if (!(error instanceof QueryFailedError)) return error;
+  const driverError = error.driverError as { code?: string; constraint?: string } | undefined;
+  if (driverError?.code !== PG_UNIQUE_VIOLATION) return error;
+  if (driverError.constraint === PASSPORT_CONSTRAINT) {
+    return new PassportAlreadyRegisteredError(client.passportSeries, client.passportNumber);
+  }
+  if (driverError.constraint === ACCOUNT_NUMBER_CONSTRAINT) {
+    return new AccountNumberTakenError(client.accountNumber);
+  }
+  return error;
+}

@@ -1,0 +1,34 @@
+import { Catch } from '@nestjs/common';
+import { Problem, RegistrationErrorBody } from '@bank/shared/errors';
+import { RegistrationExceptionFilter } from '@bank/shared/nest';
+
+/**
+ * class-validator words a few violations itself, in English and without a hook for another
+ * message (unknown fields, a body that is not an object). The registration error body is
+ * Russian throughout, so those are translated here before the shared filter renders them.
+ */
+const TRANSLATIONS: { pattern: RegExp; russian: string }[] = [
+  { pattern: /^property .+ should not exist$/, russian: 'поле не предусмотрено' },
+  {
+    pattern: /^an unknown value was passed to the validate function$/,
+    russian: 'тело запроса должно быть JSON-объектом',
+  },
+];
+
+export function translateFieldMessage(message: string): string {
+  return message
+    .split('; ')
+    .map((part) => TRANSLATIONS.find(({ pattern }) => pattern.test(part))?.russian ?? part)
+    .join('; ');
+}
+
+@Catch()
+export class ClientRegistrationExceptionFilter extends RegistrationExceptionFilter {
+  protected override render(problem: Problem, timestamp: string): RegistrationErrorBody {
+    const fieldErrors = problem.fieldErrors?.map(({ path, message }) => ({
+      path,
+      message: translateFieldMessage(message),
+    }));
+    return super.render({ ...problem, fieldErrors }, timestamp);
+  }
+}

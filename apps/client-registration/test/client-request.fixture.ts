@@ -1,0 +1,59 @@
+/** Request bodies for the clients tests: valid by default, every field overridable. */
+
+/** 23-11-2026 15:00:00 in Europe/Moscow (business date 23-11-2026). */
+export const NOW = '2026-11-23T12:00:00.000Z';
+
+let passportCounter = 0;
+
+/** A passport series + number no other test in the same database uses. */
+export function nextPassport(): { series: string; number: string } {
+  passportCounter += 1;
+  return {
+    series: (1000 + Math.floor(passportCounter / 1_000_000)).toString(),
+    number: (100_000 + passportCounter).toString(),
+  };
+}
+
+export type PassportBody = Record<string, unknown> & { series: string; number: string };
+
+export function passportData(overrides: Record<string, unknown> = {}): PassportBody {
+  return {
+    birthDate: '15-03-1990',
+    birthPlace: 'г. Москва',
+    issueDate: '20-03-2010',
+    ...nextPassport(),
+    ...overrides,
+  };
+}
+
+export function address(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    country: 'Россия',
+    region: 'Московская область',
+    city: 'Химки',
+    street: 'ул. Ленина',
+    building: '10к2',
+    apartment: '45',
+    ...overrides,
+  };
+}
+
+export function registration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    lastName: 'Петров',
+    firstName: 'Иван',
+    middleName: 'Сергеевич',
+    gender: 'MALE',
+    clientType: 'UP',
+    bankruptIndividual: false,
+    bankruptEntrepreneur: false,
+    embossingName: 'IVAN PETROV',
+    contactInfo: { phone: '79161234567', email: 'ivan.petrov@example.ru' },
+    passportData: passportData(),
+    actualAddress: address(),
+    registrationAddress: address({ city: 'Москва', street: 'ул. Тверская' }),
+    account: 'RUR',
+    managerPin: 'M_0001',
+    ...overrides,
+  };
+}
