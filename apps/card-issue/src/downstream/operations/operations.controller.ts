@@ -1,4 +1,14 @@
-import { Body, Controller, Get, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Injectable,
+  Param,
+  Patch,
+  Post,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -19,15 +29,13 @@ import { CardOwnerParams, HolderParams } from './dto/operation-params.dto';
 import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dto/operation.dto';
 import { OperationsService } from './operations.service';
 
-@ApiTags(OPERATION_SERVICE_TAG)
-@ApiSecurity(X_SECRET_SCHEME)
-@ApiForbiddenResponse({
-  type: CardIssueErrorBody,
-  description: 'X-secret header is invalid or missing',
-})
-@UseGuards(XSecretGuard)
-@Controller('api/v1/operations')
-export class OperationsController {
+/**
+ * Routes of the operation service interface. Served twice (v1 and the v2 path variant) through
+ * the two controllers below; class-level decorators live there because Swagger accumulates
+ * them along the class hierarchy.
+ */
+@Injectable()
+export abstract class OperationRoutes {
   constructor(private readonly operations: OperationsService) {}
 
   @Post()
@@ -96,7 +104,18 @@ export class OperationsController {
   }
 }
 
-/** The same interface under {base_url}/operation-api-v2 (own tag and operation ids in OpenAPI). */
+/** {base_url}/operation-api */
+@ApiTags(OPERATION_SERVICE_TAG)
+@ApiSecurity(X_SECRET_SCHEME)
+@ApiForbiddenResponse({
+  type: CardIssueErrorBody,
+  description: 'X-secret header is invalid or missing',
+})
+@UseGuards(XSecretGuard)
+@Controller('api/v1/operations')
+export class OperationsController extends OperationRoutes {}
+
+/** {base_url}/operation-api-v2: the same interface (own tag and operation ids in OpenAPI). */
 @ApiTags(OPERATION_SERVICE_V2_TAG)
 @ApiSecurity(X_SECRET_SCHEME)
 @ApiForbiddenResponse({
@@ -105,4 +124,4 @@ export class OperationsController {
 })
 @UseGuards(XSecretGuard)
 @Controller('api/v1/operations')
-export class OperationsV2Controller extends OperationsController {}
+export class OperationsV2Controller extends OperationRoutes {}
