@@ -1,0 +1,132 @@
+import request from 'supertest';
+import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
+import { AppModule } from '../app.module';
+import { configureApp } from '../configure-app';
+
+const SECRET = 'the-right-secret-1';
+
+/** Every route of the downstream services, with a body where one is needed. */
+const ROUTES: Array<[string, string]> = [
+  ['post', '/user-api/api/v1/users'],
+  ['get', '/user-api/api/v1/users'],
+  ['get', '/user-api/api/v1/users/XABCDE'],
+  ['delete', '/user-api/api/v1/users/XABCDE'],
+  ['post', '/operation-api/api/v1/operations'],
+  ['get', '/operation-api/api/v1/operations/3f0e4a52-8f3e-4c55-a0a4-2b8d3c1f9e77'],
+  ['get', '/operation-api/api/v1/operations/by-owner/XABCDE'],
+  ['get', '/operation-api/api/v1/operations/by-holder/XABCDE'],
+  ['patch', '/operation-api/api/v1/operations/3f0e4a52-8f3e-4c55-a0a4-2b8d3c1f9e77/status'],
+  ['post', '/operation-api-v2/api/v1/operations'],
+  ['get', '/operation-api-v2/api/v1/operations/by-owner/XABCDE'],
+  ['patch', '/operation-api-v2/api/v1/operations/3f0e4a52-8f3e-4c55-a0a4-2b8d3c1f9e77/status'],
+  ['get', '/branch-api/api/v1/branches'],
+  ['get', '/branch-api/api/v1/branches/0001'],
+];
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+
+describe('X-secret on the downstream services (e2e)', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('downstream_x_secret');
+    t = await startTestApp({
+      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
+      configure: configureApp,
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  const call = (method: string, path: string) => {
+    const req = request(t.url)[method as Method](path);
+    return method === 'post' || method === 'patch' ? req.send({}) : req;
+  };
+
+  describe.each([
+    ['missing', undefined],
+    ['empty', ''],
+    ['wrong, same length', 'the-right-secret-2'],
+    ['wrong, shorter', 'the-right'],
+    ['wrong, longer', `${SECRET}x`],
+    ['in another case', SECRET.toUpperCase()],
+  ])('%s', (_label, secret) => {
+    it.each(ROUTES)('%s %s answers 403 in the card-issue shape', async (method, path) => {
+      const req = call(method, path);
+      if (secret !== undefined) void req.set('X-secret', secret);
+      const res = await req;
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({
+        timestamp: expect.any(String),
+        status: 403,
+        error: 'Forbidden',
+        message: 'X-secret header is invalid or missing',
+      });
+    });
+  });
+
+  it('is checked before validation (a bad body without the secret is 403, not 400)', async () => {
+    const res = await request(t.url).post('/user-api/api/v1/users').send({ nonsense: true });
+    expect(res.status).toBe(403);
+  });
+
+  it('takes the header name in any case', async () => {
+    const res = await request(t.url).get('/branch-api/api/v1/branches').set('x-secret', SECRET);
+    expect(res.status).toBe(200);
+    const upper = await request(t.url).get('/branch-api/api/v1/branches').set('X-SECRET', SECRET);
+    expect(upper.status).toBe(200);
+  });
+
+  it('is not required by the health endpoint', async () => {
+    expect((await request(t.url).get('/api/health')).status).toBe(200);
+  });
+
+  it('documents the services and the X-secret apiKey scheme in OpenAPI', async () => {
+    const doc = (await request(t.url).get('/docs-json')).body;
+    expect(doc.components.securitySchemes['X-secret']).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-secret' }),
+    );
+    for (const [method, path] of ROUTES) {
+      const template = path
+        .replace(/XABCDE$/, (m) =>
+          path.includes('by-owner')
+            ? '{cardOwner}'
+            : path.includes('by-holder')
+              ? '{userId}'
+              : '{id}',
+        )
+        .replace(/3f0e4a52-[0-9a-f-]+/, '{id}')
+        .replace(/\/0001$/, '/{id}');
+      const operation = doc.paths[template]?.[method];
+      expect({ template, method, found: Boolean(operation) }).toEqual({
+        template,
+        method,
+        found: true,
+      });
+      expect(operation.security).toEqual([{ 'X-secret': [] }]);
+      expect(operation.responses['403']).toBeDefined();
+    }
+    const tags = doc.tags.map((tag: { name: string }) => tag.name);
+    expect(tags).toEqual(
+      expect.arrayContaining([
+        'user service',
+        'operation service (v1)',
+        'operation service (v2 path)',
+        'branch service',
+      ]),
+    );
+    expect(doc.paths['/operation-api-v2/api/v1/operations'].post.tags).toEqual([
+      'operation service (v2 path)',
+    ]);
+    expect(doc.paths['/operation-api/api/v1/operations'].post.tags).toEqual([
+      'operation service (v1)',
+    ]);
+    const userSchema = doc.components.schemas.CreateUserDto;
+    expect(userSchema.properties.firstName).toMatchObject({ maxLength: 150, example: 'Ivan' });
+    expect(doc.paths['/api/health'].get.security).toBeUndefined();
+  });
+});

@@ -1,0 +1,83 @@
+import { Logger } from '@nestjs/common';
+import { validateEnvironment } from '@bank/shared/nest';
+import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from '../config/environment';
+import { XSecretVerifier } from './x-secret.guard';
+
+describe('X_SECRET configuration', () => {
+  it('stops start-up in production when X_SECRET is unset or empty, naming the variable', () => {
+    for (const raw of [{ NODE_ENV: 'production' }, { NODE_ENV: 'production', X_SECRET: '' }]) {
+      expect(() => validateEnvironment(CardIssueEnvironment, raw)).toThrow(/X_SECRET/);
+    }
+  });
+
+  it('takes X_SECRET in production', () => {
+    const env = validateEnvironment(CardIssueEnvironment, {
+      NODE_ENV: 'production',
+      X_SECRET: 's3cret',
+    });
+    expect(xSecretOf(env)).toBe('s3cret');
+  });
+
+  it.each(['development', 'test'])(
+    'falls back to %s default "dev-secret" outside production',
+    (NODE_ENV) => {
+      const env = validateEnvironment(CardIssueEnvironment, { NODE_ENV });
+      expect(xSecretOf(env)).toBe(DEV_X_SECRET);
+    },
+  );
+
+  it('has the documented defaults for the gateways', () => {
+    const env = validateEnvironment(CardIssueEnvironment, {});
+    expect(env).toMatchObject({
+      DOWNSTREAM_TIMEOUT_MS: 2000,
+      DOWNSTREAM_RETRIES: 2,
+      DOWNSTREAM_RETRY_DELAY_MS: 100,
+    });
+    expect(env.USER_API_URL).toBeUndefined();
+  });
+
+  it('refuses malformed downstream URLs and timeouts, naming each variable', () => {
+    expect(() =>
+      validateEnvironment(CardIssueEnvironment, {
+        USER_API_URL: 'ftp://x',
+        BRANCH_API_URL: 'not a url',
+        DOWNSTREAM_TIMEOUT_MS: '0',
+      }),
+    ).toThrow(/USER_API_URL[\s\S]*BRANCH_API_URL[\s\S]*DOWNSTREAM_TIMEOUT_MS/);
+  });
+
+  it('drops a trailing slash of a configured URL', () => {
+    const env = validateEnvironment(CardIssueEnvironment, {
+      OPERATION_API_URL: 'http://ops.internal:8080/operation-api/',
+    });
+    expect(env.OPERATION_API_URL).toBe('http://ops.internal:8080/operation-api');
+  });
+});
+
+describe('XSecretVerifier', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  const verifier = (raw: Record<string, string>) =>
+    new XSecretVerifier(validateEnvironment(CardIssueEnvironment, raw));
+
+  it('accepts exactly the configured secret', () => {
+    const v = verifier({ X_SECRET: 'abc123' });
+    expect(v.matches('abc123')).toBe(true);
+    for (const wrong of ['abc124', 'abc12', 'abc1234', 'ABC123', '', undefined, ['abc123'], 42]) {
+      expect(v.matches(wrong)).toBe(false);
+    }
+  });
+
+  it('warns once at start-up when it falls back to the development secret, without the real one', () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const fallback = verifier({});
+    fallback.onModuleInit();
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0][0])).toContain('X_SECRET is not set');
+    expect(fallback.matches(DEV_X_SECRET)).toBe(true);
+
+    warn.mockClear();
+    verifier({ X_SECRET: 'configured' }).onModuleInit();
+    expect(warn).not.toHaveBeenCalled();
+  });
+});
