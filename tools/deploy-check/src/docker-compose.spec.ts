@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { composeSchemaErrors, composeSchemaPath } from './lib/compose-schema';
+import { exitCodeOf, startHealthServer } from './lib/health-server';
 import { clone, type ParsedYaml, readText, readYaml, repoPath } from './lib/repo';
 
 const SERVICES = { 'card-issue': 3000, 'client-registration': 3001 } as const;
@@ -54,6 +55,16 @@ describe('docker-compose.yml: PostgreSQL', () => {
     );
   });
 
+  it('the init script is valid bash', async () => {
+    expect(
+      await exitCodeOf([
+        'bash',
+        '-n',
+        repoPath('tools/docker/postgres-init/10-create-databases.sh'),
+      ]),
+    ).toBe(0);
+  });
+
   it('the init script creates the database each service connects to', () => {
     const script = readText(repoPath('tools/docker/postgres-init/10-create-databases.sh'));
     expect(existsSync(initScripts)).toBe(true);
@@ -99,6 +110,25 @@ describe.each(Object.entries(SERVICES) as [ServiceName, number][])(
       expect(service.healthcheck.test[0]).toBe('CMD');
       expect(service.healthcheck.test.join(' ')).toContain(`http://127.0.0.1:${port}/api/health`);
       expect(parseInt(service.stop_grace_period, 10)).toBeGreaterThanOrEqual(30);
+    });
+
+    it('its health check command passes on 200 and fails on 503', async () => {
+      const [, node, ...rest] = service.healthcheck.test as string[];
+      expect(node).toBe('node');
+      let status = 200;
+      const server = await startHealthServer('/api/health', () => status);
+      try {
+        // The same command, pointed at a loopback stand-in instead of the container's port.
+        const run = [
+          process.execPath,
+          ...rest.map((a) => a.replace(`:${port}/`, `:${server.port}/`)),
+        ];
+        expect(await exitCodeOf(run)).toBe(0);
+        status = 503;
+        expect(await exitCodeOf(run)).toBe(1);
+      } finally {
+        await server.close();
+      }
     });
 
     it('takes its secrets from the environment with development defaults only', () => {

@@ -5,6 +5,7 @@ import {
   type Stage,
   stagesOf,
 } from './lib/dockerfile';
+import { exitCodeOf, startHealthServer } from './lib/health-server';
 import { readText, repoPath } from './lib/repo';
 
 const SERVICES = { 'card-issue': 3000, 'client-registration': 3001 } as const;
@@ -93,6 +94,26 @@ describe.each(Object.entries(SERVICES))('apps/%s/Dockerfile', (name, port) => {
     expect(exec?.slice(0, 2)).toEqual(['node', '-e']);
     expect(exec?.[2]).toMatch(/fetch\(.*\/api\/health/);
     expect(exec?.[2]).toContain(`'${port}'`);
+  });
+
+  it('its HEALTHCHECK command passes on 200 and fails on 503, under BASE_PATH too', async () => {
+    const [, command = ''] = /\bCMD\s+(.*)$/s.exec(last(runtime, 'HEALTHCHECK')!.args) ?? [];
+    const [node, ...rest] = execForm(command)!;
+    expect(node).toBe('node');
+    const run = [process.execPath, ...rest];
+    let status = 200;
+    for (const basePath of ['', '/prefix']) {
+      const server = await startHealthServer(`${basePath}/api/health`, () => status);
+      try {
+        const env = { PORT: String(server.port), BASE_PATH: basePath || undefined };
+        status = 200;
+        expect(await exitCodeOf(run, env)).toBe(0);
+        status = 503;
+        expect(await exitCodeOf(run, env)).toBe(1);
+      } finally {
+        await server.close();
+      }
+    }
   });
 
   it('starts node main.js in exec form', () => {
