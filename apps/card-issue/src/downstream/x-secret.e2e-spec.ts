@@ -92,7 +92,7 @@ describe('X-secret on the downstream services (e2e)', () => {
     );
     for (const [method, path] of ROUTES) {
       const template = path
-        .replace(/XABCDE$/, (m) =>
+        .replace(/XABCDE$/, () =>
           path.includes('by-owner')
             ? '{cardOwner}'
             : path.includes('by-holder')

@@ -257,7 +257,7 @@ describe('user service (e2e)', () => {
 
     it('refuses unknown fields, each under its own path', async () => {
       const user = { ...aUser(), id: 'XAAAAA', nickname: 'x' };
-      (user.contactInfo as Record<string, unknown>).fax = '123';
+      (user.contactInfo as unknown as Record<string, unknown>).fax = '123';
       const errors = await expectInvalid(user, ['id', 'nickname', 'contactInfo.fax']);
       expect(errors.nickname).toContain('should not exist');
     });
