@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { DatabaseModule } from '@bank/shared/database';
 import { CoreModule, HealthModule } from '@bank/shared/nest';
+import { CardIssuesModule } from './card-issues/card-issues.module';
 import { CardIssueEnvironment, SERVICE_NAME } from './config/environment';
 import { DATABASE_OPTIONS } from './database/database.config';
 import { DownstreamModule } from './downstream/downstream.module';
@@ -22,6 +24,8 @@ export class AppModule {
         HealthModule.forService(SERVICE_NAME),
         DownstreamModule,
         IntegrationsModule,
+        ScheduleModule.forRoot(),
+        CardIssuesModule,
       ],
     };
   }

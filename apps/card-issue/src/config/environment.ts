@@ -1,5 +1,6 @@
 import { Transform, Type } from 'class-transformer';
 import {
+  IsBoolean,
   IsInt,
   IsNotEmpty,
   IsOptional,
@@ -9,7 +10,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { BaseEnvironment } from '@bank/shared/nest';
+import { BaseEnvironment, toBoolean } from '@bank/shared/nest';
 
 export const SERVICE_NAME = 'card-issue';
 
@@ -75,6 +76,76 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(0)
   @Max(60_000)
   DOWNSTREAM_RETRY_DELAY_MS = 100;
+
+  /** Automatic status moves (README: Scheduler). Off: nothing moves by itself. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  SCHEDULER_ENABLED = true;
+
+  /** How often the scheduler looks for due requests. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  SCHEDULER_TICK_MS = 5_000;
+
+  /** Time in CREATED before the move to PROCESSING. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  SCHEDULER_CREATED_DELAY_MS = 60_000;
+
+  /** Time in PROCESSING before the move to READY (VIRTUAL) or PLASTIC_READY (PLASTIC). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  SCHEDULER_PROCESSING_DELAY_MS = 120_000;
+
+  /** Requests moved per statement (one transaction each). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  SCHEDULER_BATCH_SIZE = 500;
+
+  /** Delivery of the outbox to the operation service. Off: messages wait in the table. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  OUTBOX_ENABLED = true;
+
+  /** How often the outbox looks for messages due for (re)delivery. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  OUTBOX_TICK_MS = 1_000;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  OUTBOX_BATCH_SIZE = 50;
+
+  /** How long a claimed message stays reserved for the replica that claimed it. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1_000)
+  OUTBOX_LEASE_MS = 30_000;
+
+  /** First retry delay after a failed delivery; doubles per attempt up to OUTBOX_RETRY_MAX_MS. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(10)
+  OUTBOX_RETRY_BASE_MS = 500;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(10)
+  OUTBOX_RETRY_MAX_MS = 60_000;
+
+  /** How long an Idempotency-Key and its response are kept. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(24)
+  IDEMPOTENCY_KEY_TTL_HOURS = 24;
 }
 
 /** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */

@@ -1,11 +1,16 @@
 import { DatabaseModuleOptions } from '@bank/shared/database';
+import { CardIssueRequest } from '../card-issues/entities/card-issue-request.entity';
+import { CardIssueStatusChange } from '../card-issues/entities/card-issue-status-change.entity';
+import { IdempotencyKey } from '../card-issues/entities/idempotency-key.entity';
 import { SERVICE_NAME } from '../config/environment';
 import { BranchEntity } from '../downstream/branches/entities/branch.entity';
+import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { OperationEntity } from '../downstream/operations/entities/operation.entity';
 import { UserEntity } from '../downstream/users/entities/user.entity';
 import { CreateBranchService1795394300000 } from './migrations/1795394300000-CreateBranchService';
 import { CreateOperationService1795394200000 } from './migrations/1795394200000-CreateOperationService';
 import { CreateUserService1795394100000 } from './migrations/1795394100000-CreateUserService';
+import { CardIssues1795394039976 } from './migrations/1795394039976-CardIssues';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -13,10 +18,19 @@ export const DATABASE_OPTIONS: Pick<
   'serviceName' | 'entities' | 'migrations'
 > = {
   serviceName: SERVICE_NAME,
-  entities: [UserEntity, OperationEntity, BranchEntity],
+  entities: [
+    UserEntity,
+    OperationEntity,
+    BranchEntity,
+    CardIssueRequest,
+    CardIssueStatusChange,
+    IdempotencyKey,
+    OutboxMessage,
+  ],
   migrations: [
     CreateUserService1795394100000,
     CreateOperationService1795394200000,
     CreateBranchService1795394300000,
+    CardIssues1795394039976,
   ],
 };

@@ -1,0 +1,96 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { CardIssueErrorBody, RequestValidationError } from '@bank/shared/errors';
+import { CardIssueRequestPipe } from './card-issue-request.pipe';
+import { CardIssuesService } from './card-issues.service';
+import { CARD_ISSUE_REQUEST_EXAMPLES } from './dto/card-issue-request.examples';
+import { CardIssueRequestDto } from './dto/card-issue-request.dto';
+import { CardIssueRecordDto, CardIssueResponseDto, UpdateStatusDto } from './dto/card-issue-response.dto';
+import { ListByClientQueryDto } from './dto/list-query.dto';
+import { ClientIdParamDto, RequestIdParamDto } from './dto/path-params.dto';
+
+export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+@ApiTags('card-issue')
+@Controller('api/v1/card-issue')
+export class CardIssuesController {
+  constructor(private readonly cardIssues: CardIssuesService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Request a card',
+    description:
+      'Validates the request (spec 2.2 and 2.6), checks every referenced user and branch, creates a third-party ' +
+      'holder in the user service, stores the request and answers 201 with status CREATED — or FAILED with a ' +
+      'failureReason when a referenced user or branch does not exist (a business failure, not an HTTP error).',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Up to 255 visible ASCII characters. The same key with the same body replays the first response (header ' +
+      'Idempotent-Replayed: true) and creates nothing; with another body: 409. Keys are kept 24 hours.',
+  })
+  @ApiBody({ type: CardIssueRequestDto, examples: CARD_ISSUE_REQUEST_EXAMPLES })
+  @ApiCreatedResponse({ type: CardIssueResponseDto, description: 'Stored, CREATED or FAILED' })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Validation failed: errors names every field' })
+  @ApiConflictResponse({ type: CardIssueErrorBody, description: 'Idempotency-Key reused with another body' })
+  @ApiServiceUnavailableResponse({ type: CardIssueErrorBody, description: 'A downstream service is unavailable; nothing stored' })
+  async create(
+    // Readonly<> keeps the global pipe off this body: CardIssueRequestPipe validates fields and cross-field rules together.
+    @Body(CardIssueRequestPipe) body: Readonly<CardIssueRequestDto>,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CardIssueResponseDto> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new RequestValidationError([{ path: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }]);
+    }
+    const { response, replayed } = await this.cardIssues.create(body as CardIssueRequestDto, idempotencyKey);
+    if (replayed) void reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+    return response;
+  }
+
+  @Get('client/:clientId')
+  @ApiOperation({ summary: 'Requests of a user, as card owner or card holder, newest first' })
+  @ApiOkResponse({ type: [CardIssueRecordDto] })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody })
+  listByClient(@Param() params: ClientIdParamDto, @Query() query: ListByClientQueryDto): Promise<CardIssueRecordDto[]> {
+    return this.cardIssues.listByClient(params.clientId, query.limit, query.offset);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'A stored request with its status history' })
+  @ApiOkResponse({ type: CardIssueRecordDto })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed request id' })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No request with this id' })
+  get(@Param() params: RequestIdParamDto): Promise<CardIssueRecordDto> {
+    return this.cardIssues.get(params.id);
+  }
+
+  @Patch(':id/status')
+  @ApiOperation({
+    summary: 'Change the status of a request',
+    description: 'Any status to any status, except READY only for VIRTUAL and PLASTIC_READY only for PLASTIC (409).',
+  })
+  @ApiOkResponse({ type: CardIssueResponseDto })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Invalid status or request id' })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody })
+  @ApiConflictResponse({ type: CardIssueErrorBody, description: 'Status not allowed for the form factor' })
+  updateStatus(@Param() params: RequestIdParamDto, @Body() body: UpdateStatusDto): Promise<CardIssueResponseDto> {
+    return this.cardIssues.updateStatus(params.id, body.status);
+  }
+}

@@ -1,0 +1,57 @@
+import { DomainError } from '@bank/shared/errors';
+import type { CardIssueStatus, FormFactor } from './card-issue-status';
+
+export class CardIssueNotFoundError extends DomainError {
+  readonly code = 'CARD_ISSUE_NOT_FOUND';
+  readonly httpStatus = 404;
+
+  constructor(readonly requestId: string) {
+    super(`Card issue request ${requestId} not found`);
+  }
+}
+
+export class StatusNotAllowedError extends DomainError {
+  readonly code = 'STATUS_NOT_ALLOWED';
+  readonly httpStatus = 409;
+
+  constructor(status: CardIssueStatus, formFactor: FormFactor) {
+    super(`Status ${status} is not allowed for a ${formFactor} card: READY is only for VIRTUAL, PLASTIC_READY only for PLASTIC`);
+  }
+}
+
+/** A downstream service is down or too slow: nothing was stored, the caller may retry. */
+export class DownstreamUnavailableError extends DomainError {
+  readonly code = 'DOWNSTREAM_UNAVAILABLE';
+  readonly httpStatus = 503;
+
+  constructor(readonly service: string) {
+    super(`The ${service} is unavailable; the request was not stored, retry later`);
+  }
+}
+
+export class RequestIdsExhaustedError extends DomainError {
+  readonly code = 'REQUEST_IDS_EXHAUSTED';
+  readonly httpStatus = 503;
+
+  constructor(businessDay: string) {
+    super(`All 1,000,000 request ids of business day ${businessDay} are used; retry on the next business day`);
+  }
+}
+
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  readonly httpStatus = 409;
+
+  constructor() {
+    super('This Idempotency-Key was already used with a different request body');
+  }
+}
+
+export class IdempotencyKeyInProgressError extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_IN_PROGRESS';
+  readonly httpStatus = 409;
+
+  constructor() {
+    super('A request with this Idempotency-Key is still being processed; retry shortly');
+  }
+}

@@ -1,0 +1,72 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { Clock, ENVIRONMENT } from '@bank/shared/nest';
+import { CardIssueEnvironment } from '../config/environment';
+import { OutboxService } from '../outbox/outbox.service';
+import { IdempotencyRepository } from './idempotency.repository';
+import { StatusMovesService } from './status-moves.service';
+
+const MOVES = 'card-issue-status-moves';
+const CLEANUP = 'card-issue-idempotency-cleanup';
+const HOUR = 3_600_000;
+
+/**
+ * Timed entry points only: status moves every SCHEDULER_TICK_MS, expired idempotency keys
+ * every hour. Ticks never overlap; on shutdown no tick starts and the one in flight ends.
+ */
+@Injectable()
+export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(CardIssuesScheduler.name);
+  private inFlight: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly registry: SchedulerRegistry,
+    private readonly moves: StatusMovesService,
+    private readonly outbox: OutboxService,
+    private readonly idempotency: IdempotencyRepository,
+    private readonly clock: Clock,
+    @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.env.SCHEDULER_ENABLED) {
+      this.logger.log('Scheduler is off (SCHEDULER_ENABLED=false)');
+      return;
+    }
+    this.registry.addInterval(MOVES, setInterval(() => this.tick(), this.env.SCHEDULER_TICK_MS));
+    this.registry.addInterval(CLEANUP, setInterval(() => this.run(() => this.cleanup()), HOUR));
+  }
+
+  /** One round of automatic moves; skipped while the previous one still runs. */
+  tick(): void {
+    this.run(async () => {
+      const moved = await this.moves.moveDue();
+      if (moved > 0) {
+        this.logger.debug({ moved }, 'Moved card issue requests');
+        this.outbox.kick();
+      }
+    });
+  }
+
+  private run(work: () => Promise<void>): void {
+    if (this.stopped || this.inFlight) return;
+    this.inFlight = work()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'Scheduled work failed'))
+      .finally(() => (this.inFlight = null));
+  }
+
+  private async cleanup(): Promise<void> {
+    const cutoff = new Date(this.clock.now().getTime() - this.env.IDEMPOTENCY_KEY_TTL_HOURS * HOUR);
+    const removed = await this.idempotency.deleteOlderThan(cutoff);
+    if (removed) this.logger.log({ removed }, 'Removed expired idempotency keys');
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    for (const name of [MOVES, CLEANUP]) {
+      if (this.registry.doesExist('interval', name)) this.registry.deleteInterval(name);
+    }
+    await this.inFlight;
+  }
+}

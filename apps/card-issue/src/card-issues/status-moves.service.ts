@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Clock, ENVIRONMENT } from '@bank/shared/nest';
+import { CardIssueEnvironment } from '../config/environment';
+
+/**
+ * The automatic moves: CREATED -> PROCESSING after one delay, PROCESSING -> READY
+ * (VIRTUAL) or PLASTIC_READY (PLASTIC) after another, both counted from the last status
+ * change.
+ *
+ * One statement per batch claims due requests with FOR UPDATE SKIP LOCKED, moves them,
+ * writes their history entries and their outbox messages: a batch commits whole or not at
+ * all (a killed replica leaves nothing half-applied), and replicas never claim the same
+ * row. A manual PATCH racing a move holds or waits for the same row lock; PostgreSQL
+ * re-checks the "due" condition on the row's latest version, so a request changed by
+ * PATCH is not moved by a stale claim, and a PATCH that waits applies after the move.
+ * The later of the two commits wins, and the history records both.
+ */
+@Injectable()
+export class StatusMovesService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
+  ) {}
+
+  /** Moves one batch of due requests; returns how many moved. */
+  async moveBatch(limit = this.env.SCHEDULER_BATCH_SIZE): Promise<number> {
+    const now = this.clock.now();
+    const createdBefore = new Date(now.getTime() - this.env.SCHEDULER_CREATED_DELAY_MS);
+    const processingBefore = new Date(now.getTime() - this.env.SCHEDULER_PROCESSING_DELAY_MS);
+    const moved = (await this.dataSource.query(
+      `WITH due AS (
+         SELECT request_id FROM card_issue_requests
+         WHERE (status = 'CREATED' AND updated_at <= $2) OR (status = 'PROCESSING' AND updated_at <= $3)
+         ORDER BY updated_at
+         LIMIT $4
+         FOR UPDATE SKIP LOCKED
+       ), moved AS (
+         UPDATE card_issue_requests r
+         SET status = CASE WHEN r.status = 'CREATED' THEN 'PROCESSING'
+                           WHEN r.form_factor = 'VIRTUAL' THEN 'READY'
+                           ELSE 'PLASTIC_READY' END,
+             status_sequence = r.status_sequence + 1,
+             updated_at = $1
+         FROM due WHERE r.request_id = due.request_id
+         RETURNING r.request_id, r.status, r.status_sequence
+       ), history AS (
+         INSERT INTO card_issue_status_history (request_id, status, source, at)
+         SELECT request_id, status, 'scheduler', $1 FROM moved
+       )
+       INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
+       SELECT request_id, 'operation.status',
+              jsonb_build_object('requestId', request_id, 'status', status, 'sequence', status_sequence), now(), now()
+       FROM moved
+       RETURNING request_id`,
+      [now, createdBefore, processingBefore, limit],
+    )) as unknown[];
+    return moved.length;
+  }
+
+  /** Moves everything due now, batch after batch (bounded, so one tick cannot run forever). */
+  async moveDue(maxBatches = 100): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const moved = await this.moveBatch();
+      total += moved;
+      if (moved < this.env.SCHEDULER_BATCH_SIZE) break;
+    }
+    return total;
+  }
+}
