@@ -57,3 +57,19 @@ export function registration(overrides: Record<string, unknown> = {}): Record<st
     ...overrides,
   };
 }
+
+/** A copy of `body` with the value at a dotted path replaced (`undefined` removes the field). */
+export function withField(
+  body: Record<string, unknown>,
+  path: string,
+  value: unknown,
+): Record<string, unknown> {
+  const copy = structuredClone(body);
+  const keys = path.split('.');
+  let target = copy;
+  for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;
+  const last = keys[keys.length - 1];
+  if (value === undefined) delete target[last];
+  else target[last] = value;
+  return copy;
+}
