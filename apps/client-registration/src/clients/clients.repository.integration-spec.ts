@@ -104,7 +104,7 @@ describe('clients schema and repository (integration)', () => {
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const result of results.filter((r) => r.status === 'rejected')) {
-      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(
+      expect((result).reason).toBeInstanceOf(
         PassportAlreadyRegisteredError,
       );
     }
