@@ -3,6 +3,7 @@ import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/s
 import { AppModule } from '../../app.module';
 import { configureApp } from '../../configure-app';
 import { aUser } from './user.fixture';
+import { ID_ATTEMPTS, USER_ID_GENERATOR } from './users.service';
 
 const SECRET = 'users-e2e-secret';
 const USERS = '/user-api/api/v1/users';
@@ -345,5 +346,62 @@ describe('user service (e2e)', () => {
       await request(t.url).delete(`${USERS}/${id}`).set('X-secret', SECRET).expect(204);
       expect((await post(user)).status).toBe(201);
     });
+  });
+});
+
+describe('user ids (e2e)', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('downstream_user_ids');
+    t = await startTestApp({
+      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
+      configure: configureApp,
+      // Randomness is the one input the test takes over, to force collisions.
+      override: (builder) =>
+        builder.overrideProvider(USER_ID_GENERATOR).useValue(() => ids.shift() ?? 'XLAST0'),
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  const post = (body: unknown) =>
+    request(t.url)
+      .post(USERS)
+      .set('X-secret', SECRET)
+      .send(body as object);
+
+  it('draws another id when the generated one is taken', async () => {
+    ids.push('XDUP01', 'XDUP01', 'XDUP01', 'XNEW02');
+    expect((await post(aUser())).body.id).toBe('XDUP01');
+    const second = await post(aUser());
+    expect(second.status).toBe(201);
+    expect(second.body.id).toBe('XNEW02');
+  });
+
+  it('answers 503 after ten ids in a row are taken, and stores nothing', async () => {
+    ids.push(...Array.from({ length: ID_ATTEMPTS }, () => 'XDUP01'));
+    const res = await post(aUser());
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({
+      status: 503,
+      message: 'No free user id could be found; retry later',
+    });
+    expect(ids).toHaveLength(0);
+    const list = await request(t.url).get(USERS).set('X-secret', SECRET);
+    expect(list.body.map((u: { id: string }) => u.id).sort()).toEqual(['XDUP01', 'XNEW02']);
+  });
+
+  it('reports a passport conflict even when the id collides too', async () => {
+    const user = aUser();
+    ids.push('XPASS1');
+    expect((await post(user)).status).toBe(201);
+    ids.push('XPASS1');
+    expect((await post(aUser({ passportData: { ...user.passportData } }))).status).toBe(409);
   });
 });

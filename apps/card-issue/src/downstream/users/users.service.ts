@@ -1,5 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import { generateUserId } from '@bank/shared/identifiers';
+import { Inject, Injectable } from '@nestjs/common';
 import { AddressDto, CreateUserDto } from './dto/create-user.dto';
 import { UserDto } from './dto/user.dto';
 import { AddressColumns, UserEntity } from './entities/user.entity';
@@ -7,15 +6,22 @@ import { UsersRepository } from './users.repository';
 import { UserIdsExhaustedError, UserNotFoundError, UserPassportTakenError } from './users.errors';
 
 /** 36^5 ids: a collision is rare, ten in a row means something else is wrong. */
-const ID_ATTEMPTS = 10;
+export const ID_ATTEMPTS = 10;
+
+/** Source of new user ids (generateUserId); a token so tests can force collisions. */
+export const USER_ID_GENERATOR = Symbol('USER_ID_GENERATOR');
+export type UserIdGenerator = () => string;
 
 @Injectable()
 export class UsersService {
-  constructor(private readonly repository: UsersRepository) {}
+  constructor(
+    private readonly repository: UsersRepository,
+    @Inject(USER_ID_GENERATOR) private readonly nextId: UserIdGenerator,
+  ) {}
 
   async create(input: CreateUserDto): Promise<UserDto> {
     for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
-      const entity = toEntity(generateUserId(), input);
+      const entity = toEntity(this.nextId(), input);
       const outcome = await this.repository.insert(entity);
       if (outcome === 'inserted') return toDto(entity);
       if (outcome === 'passport-taken') {
