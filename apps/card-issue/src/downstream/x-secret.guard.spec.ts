@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { validateEnvironment } from '@bank/shared/nest';
+import { AppModule } from '../app.module';
 import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from '../config/environment';
 import { XSecretVerifier } from './x-secret.guard';
 
@@ -8,6 +9,12 @@ describe('X_SECRET configuration', () => {
     for (const raw of [{ NODE_ENV: 'production' }, { NODE_ENV: 'production', X_SECRET: '' }]) {
       expect(() => validateEnvironment(CardIssueEnvironment, raw)).toThrow(/X_SECRET/);
     }
+  });
+
+  it('keeps the production service from being assembled without X_SECRET', () => {
+    expect(() => AppModule.register({ NODE_ENV: 'production', X_SECRET: '' })).toThrow(
+      /Invalid configuration:[\s\S]*X_SECRET/,
+    );
   });
 
   it('takes X_SECRET in production', () => {
