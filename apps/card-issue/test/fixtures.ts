@@ -78,3 +78,15 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 20_0
     await sleep(stepMs);
   }
 }
+
+/** A loopback port that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
