@@ -1,3 +1,4 @@
+import helmet from '@fastify/helmet';
 import { ExceptionFilter, INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
@@ -22,12 +23,31 @@ export function configureHttpApp(
 ): void {
   const env = app.get<BaseEnvironment>(ENVIRONMENT);
   app.useLogger(app.get(Logger));
+  registerSecurityHeaders(app as NestFastifyApplication);
   const basePath = env.BASE_PATH ?? '';
   if (basePath) app.setGlobalPrefix(basePath);
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(settings.filter);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   setupSwagger(app, { ...settings.swagger, basePath });
+}
+
+/**
+ * Security headers on every response (helmet defaults: HSTS, nosniff, frame denial, ...).
+ * The CSP admits what Swagger UI at /docs needs (its inline styles, data: images, and the
+ * inline bootstrap script of @nestjs/swagger's page); the JSON API serves no HTML.
+ */
+export function registerSecurityHeaders(app: NestFastifyApplication): void {
+  void app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'validator.swagger.io'],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+      },
+    },
+  });
 }
 
 /** Starts listening on HOST:PORT from the environment and returns the address. */

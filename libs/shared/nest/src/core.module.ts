@@ -1,11 +1,13 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, ExecutionContext, Global, Module, Provider } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { DATABASE_SETTINGS, DatabaseSettings } from '@bank/shared/database';
 import { BUSINESS_TIME_ZONE, Clock, SystemClock } from './clock';
 import { BaseEnvironment, validateEnvironment } from './environment';
 import { loggerParams } from './logging';
-import { SERVICE_NAME } from './health.controller';
+import { HealthController, SERVICE_NAME } from './health.controller';
 
 /** Injection token of the service's validated environment (its own subclass of BaseEnvironment). */
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
@@ -35,9 +37,28 @@ export class CoreModule {
     };
   }
 
+  /**
+   * RATE_LIMIT requests per RATE_LIMIT_WINDOW_MS per client address on every route but the
+   * health check (probes must never be throttled); 429 in the service's error shape.
+   * RATE_LIMIT=0 registers nothing.
+   */
+  static rateLimit(env: BaseEnvironment): { imports: DynamicModule[]; providers: Provider[] } {
+    if (!env.RATE_LIMIT) return { imports: [], providers: [] };
+    return {
+      imports: [
+        ThrottlerModule.forRoot({
+          throttlers: [{ ttl: env.RATE_LIMIT_WINDOW_MS, limit: env.RATE_LIMIT }],
+          skipIf: (context: ExecutionContext) => context.getClass() === HealthController,
+        }),
+      ],
+      providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+    };
+  }
+
   static forRoot<T extends BaseEnvironment>(options: CoreModuleOptions<T>): DynamicModule {
     const env = validateEnvironment(options.environment, { ...process.env, ...options.overrides });
     const databaseSettings = CoreModule.databaseSettings(env, options.serviceName);
+    const rateLimit = CoreModule.rateLimit(env);
     return {
       module: CoreModule,
       imports: [
@@ -48,8 +69,10 @@ export class CoreModule {
           load: [() => ({ ...env })],
         }),
         LoggerModule.forRoot(loggerParams(options.serviceName, env.LOG_LEVEL)),
+        ...rateLimit.imports,
       ],
       providers: [
+        ...rateLimit.providers,
         { provide: ENVIRONMENT, useValue: env },
         { provide: SERVICE_NAME, useValue: options.serviceName },
         { provide: Clock, useClass: SystemClock },
