@@ -104,9 +104,7 @@ describe('clients schema and repository (integration)', () => {
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const result of results.filter((r) => r.status === 'rejected')) {
-      expect((result).reason).toBeInstanceOf(
-        PassportAlreadyRegisteredError,
-      );
+      expect(result.reason).toBeInstanceOf(PassportAlreadyRegisteredError);
     }
   });
 
