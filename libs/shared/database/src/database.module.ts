@@ -123,11 +123,10 @@ export class DatabaseModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.embedded) return;
     // TypeORM must let go of its connections before the embedded server goes away.
     const dataSource = this.moduleRef.get<DataSource>(getDataSourceToken(), { strict: false });
     if (dataSource?.isInitialized) await dataSource.destroy();
-    await this.embedded.stop();
-    this.logger.log('Embedded database closed');
+    await this.embedded?.stop();
+    this.logger.log('Database closed');
   }
 }
