@@ -1,0 +1,130 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import request from 'supertest';
+import { Client } from 'pg';
+import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
+import { SECRET, closedPort, createUser, eventually, selfVirtual } from '../../test/fixtures';
+
+const ROOT = join(__dirname, '../../../..');
+const API = '/api/v1/card-issue';
+
+interface Instance {
+  child: ChildProcess;
+  url: string;
+  /** The signal that ended the process, or its exit code. */
+  exited: Promise<string>;
+  /** Its JSON log lines. */
+  output: string[];
+}
+
+/** Starts card-issue as its own process (what a Kubernetes replica is), on a free port. */
+async function spawnInstance(databaseUrl: string, logLevel = 'silent'): Promise<Instance> {
+  const port = await closedPort();
+  const child = spawn(
+    process.execPath,
+    ['-r', '@swc-node/register', '-r', 'tsconfig-paths/register', 'apps/card-issue/src/main.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        TS_NODE_PROJECT: 'apps/card-issue/tsconfig.app.json',
+        SWC_NODE_PROJECT: 'apps/card-issue/tsconfig.app.json',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATABASE_URL: databaseUrl,
+        X_SECRET: SECRET,
+        LOG_LEVEL: logLevel,
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '100',
+        SCHEDULER_CREATED_DELAY_MS: '500',
+        SCHEDULER_PROCESSING_DELAY_MS: '500',
+        SCHEDULER_BATCH_SIZE: '10',
+        OUTBOX_TICK_MS: '100',
+        OUTBOX_LEASE_MS: '1000',
+        OUTBOX_RETRY_BASE_MS: '50',
+        OUTBOX_RETRY_MAX_MS: '200',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`instance exited: ${stderr}`);
+    const res = await fetch(`${url}/api/health`).catch(() => null);
+    return res?.status === 200;
+  }, 60_000, 200);
+  return { child, url, exited, output };
+}
+
+describe('card-issue replicas as processes (e2e)', () => {
+  let db: TestDatabase;
+  let sql: Client;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('card_issue_processes');
+  });
+
+  afterAll(async () => {
+    await sql?.end();
+    await db?.drop();
+  });
+
+  it('after a SIGKILL of one replica mid-run the other finishes the work; SIGTERM exits cleanly', async () => {
+    // Both start together: the migrations run once, under the advisory lock.
+    const [a, b] = await Promise.all([spawnInstance(db.url), spawnInstance(db.url, 'info')]);
+    try {
+      sql = new Client({ connectionString: db.url });
+      await sql.connect();
+      const owner = await createUser(a.url);
+      const ids: string[] = [];
+      for (let i = 0; i < 150; i++) {
+        const res = await request(i % 2 ? a.url : b.url).post(API).send(selfVirtual(owner));
+        expect(res.status).toBe(201);
+        ids.push(res.body.requestId as string);
+      }
+      await eventually(async () => {
+        const { rows } = await sql.query(`SELECT count(*)::int AS n FROM card_issue_requests WHERE status <> 'CREATED'`);
+        return rows[0].n > 0;
+      }, 30_000, 20);
+      a.child.kill('SIGKILL');
+      await a.exited;
+
+      await eventually(async () => {
+        const { rows } = await sql.query(
+          `SELECT (SELECT count(*) FROM card_issue_requests WHERE status <> 'READY')
+                + (SELECT count(*) FROM outbox_messages WHERE delivered_at IS NULL) AS waiting`,
+        );
+        return Number(rows[0].waiting) === 0;
+      }, 90_000, 200);
+      const { rows } = await sql.query(
+        `SELECT request_id, array_agg(status || '/' || source ORDER BY id) AS h FROM card_issue_status_history
+         WHERE request_id = ANY($1) GROUP BY request_id`,
+        [ids],
+      );
+      expect(rows).toHaveLength(ids.length);
+      for (const row of rows as { request_id: string; h: string[] }[]) {
+        expect([row.request_id, row.h]).toEqual([row.request_id, ['CREATED/api', 'PROCESSING/scheduler', 'READY/scheduler']]);
+      }
+      const ops = await sql.query(
+        `SELECT count(DISTINCT request_id)::int AS n, count(*)::int AS total FROM operation_service.operations
+         WHERE request_id = ANY($1) AND status = 'READY'`,
+        [ids],
+      );
+      expect(ops.rows[0]).toEqual({ n: ids.length, total: ids.length });
+
+      // SIGTERM: Nest closes the app (ticks stop, the batch and delivery in flight finish, the
+      // server and the database close), then lets the signal end the process.
+      b.child.kill('SIGTERM');
+      expect(await b.exited).toBe('SIGTERM');
+      expect(b.output.join('')).toContain('"msg":"Database closed"');
+    } finally {
+      for (const i of [a, b]) if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill('SIGKILL');
+    }
+  });
+});
