@@ -5,5 +5,7 @@ module.exports = {
     '<rootDir>/libs/shared/*/jest.config.js',
     '<rootDir>/apps/*/jest.config.js',
     '<rootDir>/tools/deploy-check/jest.config.js',
+    '<rootDir>/tools/api-contract/jest.config.js',
+    '<rootDir>/tools/robustness/jest.config.js',
   ],
 };

@@ -1,0 +1,60 @@
+import { FixedClock } from '@bank/shared/nest';
+import { FUZZ_RUNS, FUZZ_TIMEOUT_MS, fuzzEndpoint } from './support/fuzz';
+import { sendJson } from './support/http';
+import {
+  REGISTRATION_NOW,
+  RunningService,
+  passportData,
+  registration,
+  registrationRowCounts,
+  startRegistration,
+} from './support/services';
+
+/** Property-based fuzzing of both write endpoints of client-registration. One app for the file. */
+describe(`client-registration write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, () => {
+  let s: RunningService;
+  let clientId: string;
+
+  beforeAll(async () => {
+    s = await startRegistration('robust_fuzz_reg', {}, { clock: new FixedClock(REGISTRATION_NOW) });
+    const created = await sendJson(`${s.url}/api/clients`, 'POST', registration());
+    clientId = (created.body as { id: string }).id;
+    if (!clientId) throw new Error(`client not created: ${created.text}`);
+  });
+
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  const state = () => registrationRowCounts(s.ds);
+
+  it(
+    'POST /api/clients',
+    async () => {
+      const stats = await fuzzEndpoint({
+        send: (body) => sendJson(`${s.url}/api/clients`, 'POST', body),
+        valid: () => registration(),
+        shape: 'registration',
+        state,
+      });
+      expect(stats.statuses[400]).toBeGreaterThan(0);
+      expect(stats.statuses[201]).toBeGreaterThan(0);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  it(
+    'PUT /api/clients/{id}/passport',
+    async () => {
+      const stats = await fuzzEndpoint({
+        send: (body) => sendJson(`${s.url}/api/clients/${clientId}/passport`, 'PUT', body),
+        valid: () => ({ passportData: passportData() }),
+        shape: 'registration',
+        state,
+      });
+      expect(stats.statuses[400]).toBeGreaterThan(0);
+      expect(stats.statuses[200]).toBeGreaterThan(0);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+});
