@@ -1,0 +1,47 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  buildDocument,
+  documentPath,
+  REPO_ROOT,
+  serializeDocument,
+  typesOf,
+  typesPath,
+} from './lib/openapi-documents';
+import { SERVICE_NAMES } from './lib/services';
+
+/** Fails with the first differing line and the command that brings the file up to date. */
+function expectUpToDate(file: string, fromCode: string): void {
+  const relative = path.relative(REPO_ROOT, file);
+  const committed = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  if (committed === fromCode) return;
+  if (committed === undefined) {
+    throw new Error(`${relative} is missing: run \`npm run openapi\` and commit the result`);
+  }
+  const a = committed.split('\n');
+  const b = fromCode.split('\n');
+  let line = 0;
+  while (line < Math.max(a.length, b.length) && a[line] === b[line]) line += 1;
+  throw new Error(
+    `${relative} differs from the code (first at line ${line + 1}):\n` +
+      `  committed: ${a[line] ?? '<end of file>'}\n` +
+      `  code:      ${b[line] ?? '<end of file>'}\n` +
+      'Run `npm run openapi` and commit the result.',
+  );
+}
+
+describe.each(SERVICE_NAMES)('%s: committed OpenAPI document and types', (name) => {
+  let document: string;
+
+  beforeAll(async () => {
+    document = serializeDocument(await buildDocument(name));
+  }, 120_000);
+
+  it(`openapi/${name}.json is the document the code serves`, () => {
+    expectUpToDate(documentPath(name), document);
+  });
+
+  it(`openapi/generated/${name}.d.ts is openapi-typescript's output for it`, () => {
+    expectUpToDate(typesPath(name), typesOf(document));
+  });
+});
