@@ -1,0 +1,140 @@
+import { statSync } from 'node:fs';
+import createClient from 'openapi-fetch';
+import { Browser } from 'playwright-core';
+import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
+import type { CardIssueApi } from './lib/api-types';
+import { OpenApiDocument, operationsOf } from './lib/openapi-documents';
+import { SERVICES, TEST_X_SECRET } from './lib/services';
+import { launchChromium, readSwaggerUi } from './lib/swagger-ui';
+
+type CreateUser = CardIssueApi.components['schemas']['CreateUserDto'];
+
+const service = SERVICES['card-issue'];
+
+/** A valid user of the reference user service; typed by the generated client. */
+const user: CreateUser = {
+  firstName: 'Maria',
+  middleName: 'Ivanovna',
+  lastName: 'Petrova',
+  gender: 'FEMALE',
+  clientType: 'FL',
+  bankruptIndividual: false,
+  bankruptEntrepreneur: false,
+  contactInfo: { phone: '79161234567', email: 'maria.petrova@example.com' },
+  embossingName: 'MARIA PETROVA',
+  passportData: {
+    birthDate: '15-03-1990',
+    birthPlace: 'Moscow',
+    issueDate: '20-03-2010',
+    series: '4510',
+    number: '731904',
+  },
+  actualAddress: {
+    country: 'Russia',
+    region: 'Moscow',
+    city: 'Moscow',
+    street: 'Tverskaya',
+    building: '1',
+    apartment: '15',
+  },
+  registrationAddress: {
+    country: 'Russia',
+    region: 'Moscow',
+    city: 'Moscow',
+    street: 'Tverskaya',
+    building: '1',
+    apartment: '15',
+  },
+  account: 'RUR',
+  managerPin: 'M_0001',
+};
+
+describe('card-issue over real HTTP (api-contract)', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('api_contract_card_issue');
+    t = await startTestApp({
+      module: service.module({ ...service.overrides, DATABASE_URL: db.url }),
+      configure: service.configure,
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  describe('typed client (openapi-typescript + openapi-fetch)', () => {
+    it('creates a user, issues a virtual card for them and reads the request back', async () => {
+      const client = createClient<CardIssueApi.paths>({ baseUrl: t.url });
+
+      // The reference user service is mounted under /user-api; the document's paths carry
+      // the prefix, so the typed path is the full one.
+      const created = await client.POST('/user-api/api/v1/users', {
+        body: user,
+        headers: { 'X-secret': TEST_X_SECRET },
+      });
+      expect(created.response.status).toBe(201);
+      if (!created.data) throw new Error(`user not created: ${JSON.stringify(created.error)}`);
+      const userId = created.data.id;
+      expect(userId).toMatch(/^[A-Z0-9]{6}$/);
+
+      const issued = await client.POST('/api/v1/card-issue', {
+        body: {
+          request: {
+            cardOwner: userId,
+            formFactor: 'VIRTUAL',
+            cardHolder: { userId, nameless: false, embossedName: 'MARIA PETROVA' },
+          },
+        },
+      });
+      expect(issued.response.status).toBe(201);
+      if (!issued.data) throw new Error(`card not issued: ${JSON.stringify(issued.error)}`);
+      expect(issued.data).toMatchObject({ status: 'CREATED', failureReason: null });
+      const requestId = issued.data.requestId;
+      expect(requestId).toMatch(/^RCARDB\d{14}$/);
+
+      const read = await client.GET('/api/v1/card-issue/{id}', {
+        params: { path: { id: requestId } },
+      });
+      expect(read.response.status).toBe(200);
+      expect(read.data).toMatchObject({
+        requestId,
+        status: 'CREATED',
+        cardOwner: userId,
+        formFactor: 'VIRTUAL',
+        cardHolder: expect.objectContaining({ userId }),
+      });
+    });
+
+    it('gets 403 from the user service without the X-secret header', async () => {
+      const client = createClient<CardIssueApi.paths>({ baseUrl: t.url });
+      const { response, error } = await client.GET('/user-api/api/v1/users');
+      expect(response.status).toBe(403);
+      expect(error).toMatchObject({ status: 403 });
+    });
+  });
+
+  describe('Swagger UI in headless Chromium', () => {
+    let browser: Browser;
+
+    beforeAll(async () => {
+      browser = await launchChromium();
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it('lists every operation of the served document and renders', async () => {
+      const document = (await (await fetch(`${t.url}/docs-json`)).json()) as OpenApiDocument;
+      const page = await readSwaggerUi(browser, t.url, 'card-issue-swagger-ui');
+
+      expect(page.title).toContain(document.info.title);
+      expect([...page.operations].sort()).toEqual(operationsOf(document).sort());
+      expect(statSync(page.screenshot).size).toBeGreaterThan(10_000);
+    });
+  });
+});

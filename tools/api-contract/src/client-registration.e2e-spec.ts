@@ -1,0 +1,120 @@
+import { statSync } from 'node:fs';
+import createClient from 'openapi-fetch';
+import { Browser } from 'playwright-core';
+import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
+import type { ClientRegistrationApi } from './lib/api-types';
+import { OpenApiDocument, operationsOf } from './lib/openapi-documents';
+import { SERVICES } from './lib/services';
+import { launchChromium, readSwaggerUi } from './lib/swagger-ui';
+
+type RegisterClient = ClientRegistrationApi.components['schemas']['RegisterClientDto'];
+
+const service = SERVICES['client-registration'];
+
+/** A valid registration; typed by the generated client. */
+const registration: RegisterClient = {
+  lastName: 'Петров',
+  firstName: 'Иван',
+  middleName: 'Сергеевич',
+  gender: 'MALE',
+  clientType: 'UP',
+  bankruptIndividual: false,
+  bankruptEntrepreneur: false,
+  embossingName: 'IVAN PETROV',
+  contactInfo: { phone: '79161234567', email: 'ivan.petrov@example.ru' },
+  passportData: {
+    birthDate: '15-03-1990',
+    birthPlace: 'г. Москва',
+    issueDate: '20-03-2010',
+    series: '4511',
+    number: '582034',
+  },
+  actualAddress: {
+    country: 'Россия',
+    region: 'Московская область',
+    city: 'Химки',
+    street: 'ул. Ленина',
+    building: '10к2',
+    apartment: '45',
+  },
+  registrationAddress: {
+    country: 'Россия',
+    region: 'Москва',
+    city: 'Москва',
+    street: 'ул. Тверская',
+    building: '7',
+    apartment: '12',
+  },
+  account: 'USD',
+  managerPin: 'M_0002',
+};
+
+describe('client-registration over real HTTP (api-contract)', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('api_contract_client_registration');
+    t = await startTestApp({
+      module: service.module({ ...service.overrides, DATABASE_URL: db.url }),
+      configure: service.configure,
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  describe('typed client (openapi-typescript + openapi-fetch)', () => {
+    it('registers a client and reads it back by id', async () => {
+      const client = createClient<ClientRegistrationApi.paths>({ baseUrl: t.url });
+
+      const registered = await client.POST('/api/clients', { body: registration });
+      expect(registered.response.status).toBe(201);
+      if (!registered.data) throw new Error(`not registered: ${JSON.stringify(registered.error)}`);
+      const { id } = registered.data;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(registered.data).toMatchObject({
+        lastName: registration.lastName,
+        managerPin: 'M_0002',
+        account: { currency: 'USD' },
+      });
+
+      const read = await client.GET('/api/clients/{id}', { params: { path: { id } } });
+      expect(read.response.status).toBe(200);
+      expect(read.data).toEqual(registered.data);
+    });
+
+    it('gets the documented error body for an unknown id', async () => {
+      const client = createClient<ClientRegistrationApi.paths>({ baseUrl: t.url });
+      const { response, data, error } = await client.GET('/api/clients/{id}', {
+        params: { path: { id: '3f2b8c1e-9a4d-4e57-b1c2-7d6e5f4a3b21' } },
+      });
+      expect(response.status).toBe(404);
+      expect(data).toBeUndefined();
+      expect(error).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+    });
+  });
+
+  describe('Swagger UI in headless Chromium', () => {
+    let browser: Browser;
+
+    beforeAll(async () => {
+      browser = await launchChromium();
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it('lists every operation of the served document and renders', async () => {
+      const document = (await (await fetch(`${t.url}/docs-json`)).json()) as OpenApiDocument;
+      const page = await readSwaggerUi(browser, t.url, 'client-registration-swagger-ui');
+
+      expect(page.title).toContain(document.info.title);
+      expect([...page.operations].sort()).toEqual(operationsOf(document).sort());
+      expect(statSync(page.screenshot).size).toBeGreaterThan(10_000);
+    });
+  });
+});
