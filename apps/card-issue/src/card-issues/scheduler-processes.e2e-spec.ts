@@ -52,13 +52,20 @@ async function spawnInstance(databaseUrl: string, logLevel = 'silent'): Promise<
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+  // 'close', not 'exit': it comes after the output pipes are drained.
+  const exited = new Promise<string>((resolve) =>
+    child.on('close', (code, signal) => resolve(signal ?? `code ${code}`)),
+  );
   const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`instance exited: ${stderr}`);
-    const res = await fetch(`${url}/api/health`).catch(() => null);
-    return res?.status === 200;
-  }, 60_000, 200);
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`instance exited: ${stderr}`);
+      const res = await fetch(`${url}/api/health`).catch(() => null);
+      return res?.status === 200;
+    },
+    60_000,
+    200,
+  );
   return { child, url, exited, output };
 }
 
@@ -84,24 +91,36 @@ describe('card-issue replicas as processes (e2e)', () => {
       const owner = await createUser(a.url);
       const ids: string[] = [];
       for (let i = 0; i < 150; i++) {
-        const res = await request(i % 2 ? a.url : b.url).post(API).send(selfVirtual(owner));
+        const res = await request(i % 2 ? a.url : b.url)
+          .post(API)
+          .send(selfVirtual(owner));
         expect(res.status).toBe(201);
         ids.push(res.body.requestId as string);
       }
-      await eventually(async () => {
-        const { rows } = await sql.query(`SELECT count(*)::int AS n FROM card_issue_requests WHERE status <> 'CREATED'`);
-        return rows[0].n > 0;
-      }, 30_000, 20);
+      await eventually(
+        async () => {
+          const { rows } = await sql.query(
+            `SELECT count(*)::int AS n FROM card_issue_requests WHERE status <> 'CREATED'`,
+          );
+          return rows[0].n > 0;
+        },
+        30_000,
+        20,
+      );
       a.child.kill('SIGKILL');
       await a.exited;
 
-      await eventually(async () => {
-        const { rows } = await sql.query(
-          `SELECT (SELECT count(*) FROM card_issue_requests WHERE status <> 'READY')
+      await eventually(
+        async () => {
+          const { rows } = await sql.query(
+            `SELECT (SELECT count(*) FROM card_issue_requests WHERE status <> 'READY')
                 + (SELECT count(*) FROM outbox_messages WHERE delivered_at IS NULL) AS waiting`,
-        );
-        return Number(rows[0].waiting) === 0;
-      }, 90_000, 200);
+          );
+          return Number(rows[0].waiting) === 0;
+        },
+        90_000,
+        200,
+      );
       const { rows } = await sql.query(
         `SELECT request_id, array_agg(status || '/' || source ORDER BY id) AS h FROM card_issue_status_history
          WHERE request_id = ANY($1) GROUP BY request_id`,
@@ -109,7 +128,10 @@ describe('card-issue replicas as processes (e2e)', () => {
       );
       expect(rows).toHaveLength(ids.length);
       for (const row of rows as { request_id: string; h: string[] }[]) {
-        expect([row.request_id, row.h]).toEqual([row.request_id, ['CREATED/api', 'PROCESSING/scheduler', 'READY/scheduler']]);
+        expect([row.request_id, row.h]).toEqual([
+          row.request_id,
+          ['CREATED/api', 'PROCESSING/scheduler', 'READY/scheduler'],
+        ]);
       }
       const ops = await sql.query(
         `SELECT count(DISTINCT request_id)::int AS n, count(*)::int AS total FROM operation_service.operations
@@ -124,7 +146,8 @@ describe('card-issue replicas as processes (e2e)', () => {
       expect(await b.exited).toBe('SIGTERM');
       expect(b.output.join('')).toContain('"msg":"Database closed"');
     } finally {
-      for (const i of [a, b]) if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill('SIGKILL');
+      for (const i of [a, b])
+        if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill('SIGKILL');
     }
   });
 });
