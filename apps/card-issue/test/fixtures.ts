@@ -4,7 +4,14 @@ import request from 'supertest';
 
 export const SECRET = 'test-secret';
 
-export const address = { country: 'Russia', region: 'Moscow', city: 'Moscow', street: 'Tverskaya', building: '1', apartment: '15' };
+export const address = {
+  country: 'Russia',
+  region: 'Moscow',
+  city: 'Moscow',
+  street: 'Tverskaya',
+  building: '1',
+  apartment: '15',
+};
 
 let passportCounter = 100000;
 
@@ -37,23 +44,35 @@ export function newUser(over: Record<string, unknown> = {}): Record<string, unkn
 }
 
 /** Creates a user in the reference user service over HTTP and returns its id. */
-export async function createUser(baseUrl: string, over: Record<string, unknown> = {}): Promise<string> {
-  const res = await request(baseUrl).post('/user-api/api/v1/users').set('X-secret', SECRET).send(newUser(over));
-  if (res.status !== 201) throw new Error(`user creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+export async function createUser(
+  baseUrl: string,
+  over: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await request(baseUrl)
+    .post('/user-api/api/v1/users')
+    .set('X-secret', SECRET)
+    .send(newUser(over));
+  if (res.status !== 201)
+    throw new Error(`user creation failed: ${res.status} ${JSON.stringify(res.body)}`);
   return (res.body as { id: string }).id;
 }
 
 export function courier(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     address,
-    recipient: { user: { firstName: 'Oleg', lastName: 'Sidorov', contactInfo: { phone: '79031112233' } } },
+    recipient: {
+      user: { firstName: 'Oleg', lastName: 'Sidorov', contactInfo: { phone: '79031112233' } },
+    },
     date: '24-11-2026',
     timeSlot: { from: '10:00', to: '14:00' },
     ...over,
   };
 }
 
-export function selfVirtual(owner: string, over: Record<string, unknown> = {}): { request: Record<string, unknown> } {
+export function selfVirtual(
+  owner: string,
+  over: Record<string, unknown> = {},
+): { request: Record<string, unknown> } {
   return {
     request: {
       cardOwner: owner,
@@ -64,14 +83,22 @@ export function selfVirtual(owner: string, over: Record<string, unknown> = {}): 
   };
 }
 
-export function selfPlastic(owner: string, delivery: Record<string, unknown>, over: Record<string, unknown> = {}) {
+export function selfPlastic(
+  owner: string,
+  delivery: Record<string, unknown>,
+  over: Record<string, unknown> = {},
+) {
   return selfVirtual(owner, { formFactor: 'PLASTIC', delivery, ...over });
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until check() returns true or the time is up. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000, stepMs = 50): Promise<void> {
+export async function eventually(
+  check: () => Promise<boolean>,
+  timeoutMs = 20_000,
+  stepMs = 50,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

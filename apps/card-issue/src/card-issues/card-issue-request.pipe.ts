@@ -20,11 +20,17 @@ export class CardIssueRequestPipe implements PipeTransform<unknown, Promise<Card
   ) {}
 
   async transform(value: unknown): Promise<CardIssueRequestDto> {
-    const dto = plainToInstance(CardIssueRequestDto, value ?? {}, { enableImplicitConversion: false });
+    const dto = plainToInstance(CardIssueRequestDto, value ?? {}, {
+      enableImplicitConversion: false,
+    });
     const fieldErrors =
       typeof value === 'object' && value !== null && !Array.isArray(value)
         ? flattenValidationErrors(
-            await validate(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } }),
+            await validate(dto, {
+              whitelist: true,
+              forbidNonWhitelisted: true,
+              validationError: { target: false, value: false },
+            }),
           )
         : [{ path: '(body)', message: 'must be a JSON object' }];
     const ruleErrors = checkCardIssueRules(value, localDateIn(this.clock.now(), this.timeZone));

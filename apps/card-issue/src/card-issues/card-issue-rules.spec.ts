@@ -19,7 +19,8 @@ const body = (request: Record<string, unknown>) => ({
   },
 });
 
-const paths = (request: Record<string, unknown>) => checkCardIssueRules(body(request), today).map((e) => e.path);
+const paths = (request: Record<string, unknown>) =>
+  checkCardIssueRules(body(request), today).map((e) => e.path);
 
 describe('card-issue spec 2.6 rules', () => {
   it('accepts a valid virtual card for oneself', () => {
@@ -31,18 +32,22 @@ describe('card-issue spec 2.6 rules', () => {
       expect(paths({ cardHolder: { nameless: false, user: { firstName: 'A' } } })).toEqual([]);
     });
     it('refuses userId without embossedName', () => {
-      expect(paths({ cardHolder: { nameless: false, userId: 'X1A2B3' } })).toEqual(['request.cardHolder.embossedName']);
+      expect(paths({ cardHolder: { nameless: false, userId: 'X1A2B3' } })).toEqual([
+        'request.cardHolder.embossedName',
+      ]);
     });
     it('refuses embossedName without userId', () => {
-      expect(paths({ cardHolder: { nameless: false, embossedName: 'IVAN' } })).toEqual(['request.cardHolder.userId']);
+      expect(paths({ cardHolder: { nameless: false, embossedName: 'IVAN' } })).toEqual([
+        'request.cardHolder.userId',
+      ]);
     });
     it('refuses neither', () => {
       expect(paths({ cardHolder: { nameless: false } })).toEqual(['request.cardHolder']);
     });
     it('refuses both a holder for oneself and a third party', () => {
-      expect(paths({ cardHolder: { nameless: false, userId: 'X1A2B3', embossedName: 'I', user: {} } })).toEqual([
-        'request.cardHolder',
-      ]);
+      expect(
+        paths({ cardHolder: { nameless: false, userId: 'X1A2B3', embossedName: 'I', user: {} } }),
+      ).toEqual(['request.cardHolder']);
     });
   });
 
@@ -51,7 +56,9 @@ describe('card-issue spec 2.6 rules', () => {
       expect(paths({ cardHolder: { nameless: true } })).toEqual([]);
     });
     it('names each field that must be absent', () => {
-      expect(paths({ cardHolder: { nameless: true, userId: 'X1A2B3', embossedName: 'I', user: {} } })).toEqual([
+      expect(
+        paths({ cardHolder: { nameless: true, userId: 'X1A2B3', embossedName: 'I', user: {} } }),
+      ).toEqual([
         'request.cardHolder.userId',
         'request.cardHolder.embossedName',
         'request.cardHolder.user',
@@ -73,9 +80,12 @@ describe('card-issue spec 2.6 rules', () => {
 
   describe('rule 4: one delivery method', () => {
     it('refuses both', () => {
-      expect(paths({ formFactor: 'PLASTIC', delivery: { toBranch: { id: '0001' }, courier: courier() } })).toEqual([
-        'request.delivery',
-      ]);
+      expect(
+        paths({
+          formFactor: 'PLASTIC',
+          delivery: { toBranch: { id: '0001' }, courier: courier() },
+        }),
+      ).toEqual(['request.delivery']);
     });
     it('refuses none', () => {
       expect(paths({ formFactor: 'PLASTIC', delivery: {} })).toEqual(['request.delivery']);
@@ -83,8 +93,11 @@ describe('card-issue spec 2.6 rules', () => {
   });
 
   describe('rule 5: courier date from tomorrow to today + 7', () => {
-    const at = (date: string) => paths({ formFactor: 'PLASTIC', delivery: { courier: courier({ date }) } });
-    it.each(['24-11-2026', '27-11-2026', '30-11-2026'])('accepts %s', (date) => expect(at(date)).toEqual([]));
+    const at = (date: string) =>
+      paths({ formFactor: 'PLASTIC', delivery: { courier: courier({ date }) } });
+    it.each(['24-11-2026', '27-11-2026', '30-11-2026'])('accepts %s', (date) =>
+      expect(at(date)).toEqual([]),
+    );
     it.each([
       ['today', '23-11-2026'],
       ['yesterday', '22-11-2026'],
@@ -93,7 +106,10 @@ describe('card-issue spec 2.6 rules', () => {
     it('crosses month and year ends', () => {
       const newYearsEve = { year: 2026, month: 12, day: 31 };
       const check = (date: string) =>
-        checkCardIssueRules(body({ formFactor: 'PLASTIC', delivery: { courier: courier({ date }) } }), newYearsEve);
+        checkCardIssueRules(
+          body({ formFactor: 'PLASTIC', delivery: { courier: courier({ date }) } }),
+          newYearsEve,
+        );
       expect(check('01-01-2027')).toEqual([]);
       expect(check('07-01-2027')).toEqual([]);
       expect(check('08-01-2027').map((e) => e.path)).toEqual(['request.delivery.courier.date']);
@@ -120,17 +136,25 @@ describe('card-issue spec 2.6 rules', () => {
       ['5 hours', '10:00', '15:00'],
       ['4 hours 1 minute', '10:00', '14:01'],
       ['backwards', '14:00', '10:00'],
-    ])('refuses %s', (_name, from, to) => expect(slot(from, to)).toEqual(['request.delivery.courier.timeSlot']));
+    ])('refuses %s', (_name, from, to) =>
+      expect(slot(from, to)).toEqual(['request.delivery.courier.timeSlot']),
+    );
   });
 
   describe('rule 7: recipient', () => {
     const recipient = (r: Record<string, unknown>) =>
       paths({ formFactor: 'PLASTIC', delivery: { courier: courier({ recipient: r }) } });
     it('accepts a new third party', () => {
-      expect(recipient({ user: { firstName: 'A', lastName: 'B', contactInfo: { phone: '79990001122' } } })).toEqual([]);
+      expect(
+        recipient({
+          user: { firstName: 'A', lastName: 'B', contactInfo: { phone: '79990001122' } },
+        }),
+      ).toEqual([]);
     });
     it('refuses both', () => {
-      expect(recipient({ userId: 'X1A2B3', user: {} })).toEqual(['request.delivery.courier.recipient']);
+      expect(recipient({ userId: 'X1A2B3', user: {} })).toEqual([
+        'request.delivery.courier.recipient',
+      ]);
     });
     it('refuses neither', () => {
       expect(recipient({})).toEqual(['request.delivery.courier.recipient']);
@@ -142,7 +166,9 @@ describe('card-issue spec 2.6 rules', () => {
       paths({
         formFactor: 'VIRTUAL',
         cardHolder: { nameless: true, userId: 'X1A2B3' },
-        delivery: { courier: courier({ date: '23-11-2026', timeSlot: { from: '08:00', to: '10:00' } }) },
+        delivery: {
+          courier: courier({ date: '23-11-2026', timeSlot: { from: '08:00', to: '10:00' } }),
+        },
       }),
     ).toEqual([
       'request.cardHolder.userId',
@@ -156,6 +182,11 @@ describe('card-issue spec 2.6 rules', () => {
   it('leaves malformed parts to field validation', () => {
     expect(checkCardIssueRules(null, today)).toEqual([]);
     expect(checkCardIssueRules({ request: 'x' }, today)).toEqual([]);
-    expect(paths({ formFactor: 'PLASTIC', delivery: { courier: courier({ date: '31-02-2026', timeSlot: { from: 'x', to: 1 } }) } })).toEqual([]);
+    expect(
+      paths({
+        formFactor: 'PLASTIC',
+        delivery: { courier: courier({ date: '31-02-2026', timeSlot: { from: 'x', to: 1 } }) },
+      }),
+    ).toEqual([]);
   });
 });

@@ -16,7 +16,8 @@ export const COURIER_MAX_DAYS_AHEAD = 7;
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const present = (value: unknown) => value !== undefined && value !== null;
 
 /**
@@ -38,18 +39,25 @@ export function checkCardIssueRules(body: unknown, today: LocalDate): FieldError
     if (holder.nameless) {
       // Rule 2: a nameless card names nobody.
       for (const field of ['userId', 'embossedName', 'user']) {
-        if (present(holder[field])) at(`cardHolder.${field}`, 'must be absent when nameless is true');
+        if (present(holder[field]))
+          at(`cardHolder.${field}`, 'must be absent when nameless is true');
       }
     } else {
       // Rule 1: userId + embossedName (for oneself) or user (for a third party).
       const self = present(holder.userId) || present(holder.embossedName);
       const thirdParty = present(holder.user);
       if (self && thirdParty) {
-        at('cardHolder', 'give either userId with embossedName (card for oneself) or user (card for a third party), not both');
+        at(
+          'cardHolder',
+          'give either userId with embossedName (card for oneself) or user (card for a third party), not both',
+        );
       } else if (thirdParty) {
         // nothing more to check here
       } else if (!self) {
-        at('cardHolder', 'when nameless is false, give userId with embossedName (card for oneself) or user (card for a third party)');
+        at(
+          'cardHolder',
+          'when nameless is false, give userId with embossedName (card for oneself) or user (card for a third party)',
+        );
       } else if (!present(holder.userId)) {
         at('cardHolder.userId', 'is required with embossedName when nameless is false');
       } else if (!present(holder.embossedName)) {
@@ -60,14 +68,21 @@ export function checkCardIssueRules(body: unknown, today: LocalDate): FieldError
 
   // Rule 3: PLASTIC needs a delivery, VIRTUAL forbids one.
   const delivery = request.delivery;
-  if (request.formFactor === 'PLASTIC' && !present(delivery)) at('delivery', 'is required for a PLASTIC card');
-  if (request.formFactor === 'VIRTUAL' && present(delivery)) at('delivery', 'must be absent for a VIRTUAL card');
+  if (request.formFactor === 'PLASTIC' && !present(delivery))
+    at('delivery', 'is required for a PLASTIC card');
+  if (request.formFactor === 'VIRTUAL' && present(delivery))
+    at('delivery', 'must be absent for a VIRTUAL card');
 
   if (isObject(delivery)) {
     // Rule 4: one delivery method.
     const methods = ['toBranch', 'courier'].filter((m) => present(delivery[m]));
     if (methods.length !== 1) {
-      at('delivery', methods.length ? 'give one delivery method: toBranch or courier, not both' : 'give one delivery method: toBranch or courier');
+      at(
+        'delivery',
+        methods.length
+          ? 'give one delivery method: toBranch or courier, not both'
+          : 'give one delivery method: toBranch or courier',
+      );
     }
     const courier = delivery.courier;
     if (isObject(courier)) checkCourier(courier, today, at);
@@ -75,7 +90,11 @@ export function checkCardIssueRules(body: unknown, today: LocalDate): FieldError
   return errors;
 }
 
-function checkCourier(courier: Json, today: LocalDate, at: (path: string, message: string) => void): void {
+function checkCourier(
+  courier: Json,
+  today: LocalDate,
+  at: (path: string, message: string) => void,
+): void {
   // Rule 5: from tomorrow to today + 7 days.
   if (typeof courier.date === 'string') {
     const date = parseDdMmYyyy(courier.date);
@@ -94,7 +113,8 @@ function checkCourier(courier: Json, today: LocalDate, at: (path: string, messag
     if (TIME_HH_MM_PATTERN.test(slot.from) && TIME_HH_MM_PATTERN.test(slot.to)) {
       const from = minutesOfDay(slot.from);
       const to = minutesOfDay(slot.to);
-      if (from < SLOT_EARLIEST_START) at('delivery.courier.timeSlot.from', 'must be 09:00 or later');
+      if (from < SLOT_EARLIEST_START)
+        at('delivery.courier.timeSlot.from', 'must be 09:00 or later');
       if (to > SLOT_LATEST_END) at('delivery.courier.timeSlot.to', 'must be 21:00 or earlier');
       if (to - from !== SLOT_MINUTES) at('delivery.courier.timeSlot', 'must last exactly 4 hours');
     }
@@ -105,7 +125,12 @@ function checkCourier(courier: Json, today: LocalDate, at: (path: string, messag
   if (isObject(recipient)) {
     const given = ['userId', 'user'].filter((m) => present(recipient[m]));
     if (given.length !== 1) {
-      at('delivery.courier.recipient', given.length ? 'give userId or user, not both' : 'give userId (existing user) or user (new third party)');
+      at(
+        'delivery.courier.recipient',
+        given.length
+          ? 'give userId or user, not both'
+          : 'give userId (existing user) or user (new third party)',
+      );
     }
   }
 }

@@ -1,5 +1,11 @@
 /** Statuses of a card issue request and their codes (card-issue spec part 3). */
-export const CARD_ISSUE_STATUSES = ['CREATED', 'PROCESSING', 'READY', 'PLASTIC_READY', 'FAILED'] as const;
+export const CARD_ISSUE_STATUSES = [
+  'CREATED',
+  'PROCESSING',
+  'READY',
+  'PLASTIC_READY',
+  'FAILED',
+] as const;
 export type CardIssueStatus = (typeof CARD_ISSUE_STATUSES)[number];
 
 export const STATUS_CODES: Record<CardIssueStatus, string> = {
@@ -23,6 +29,7 @@ export function readyStatusFor(formFactor: FormFactor): CardIssueStatus {
 
 /** READY is only for VIRTUAL and PLASTIC_READY only for PLASTIC (DECISIONS.md). */
 export function isStatusAllowedFor(status: CardIssueStatus, formFactor: FormFactor): boolean {
-  if (status === 'READY' || status === 'PLASTIC_READY') return status === readyStatusFor(formFactor);
+  if (status === 'READY' || status === 'PLASTIC_READY')
+    return status === readyStatusFor(formFactor);
   return true;
 }

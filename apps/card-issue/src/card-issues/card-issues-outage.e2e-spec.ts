@@ -3,7 +3,14 @@ import { DataSource } from 'typeorm';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../app.module';
 import { configureApp } from '../configure-app';
-import { SECRET, closedPort, createUser, newUser, selfPlastic, selfVirtual } from '../../test/fixtures';
+import {
+  SECRET,
+  closedPort,
+  createUser,
+  newUser,
+  selfPlastic,
+  selfVirtual,
+} from '../../test/fixtures';
 
 const API = '/api/v1/card-issue';
 
@@ -36,7 +43,13 @@ describe('card issue API with a downstream service down (e2e)', () => {
   };
 
   const stored = async () =>
-    Number((await healthy.app.get(DataSource).query('SELECT count(*)::int AS n FROM card_issue_requests'))[0].n);
+    Number(
+      (
+        await healthy.app
+          .get(DataSource)
+          .query('SELECT count(*)::int AS n FROM card_issue_requests')
+      )[0].n,
+    );
 
   beforeAll(async () => {
     db = await createTestDatabase('card_issue_outage');
@@ -59,8 +72,12 @@ describe('card issue API with a downstream service down (e2e)', () => {
   });
 
   it('branch service down: 503 naming it, nothing stored', async () => {
-    const down = await boot({ BRANCH_API_URL: `http://127.0.0.1:${await closedPort()}/branch-api` });
-    const res = await request(down.url).post(API).send(selfPlastic(owner, { toBranch: { id: '0001' } }));
+    const down = await boot({
+      BRANCH_API_URL: `http://127.0.0.1:${await closedPort()}/branch-api`,
+    });
+    const res = await request(down.url)
+      .post(API)
+      .send(selfPlastic(owner, { toBranch: { id: '0001' } }));
     expect(res.status).toBe(503);
     expect(res.body.message).toContain('branch service');
     expect(await stored()).toBe(0);
@@ -68,9 +85,21 @@ describe('card issue API with a downstream service down (e2e)', () => {
 
   it('an Idempotency-Key is given back after a 503, so the retry goes through', async () => {
     const down = await boot({ USER_API_URL: `http://127.0.0.1:${await closedPort()}/user-api` });
-    const body = { request: { cardOwner: owner, formFactor: 'VIRTUAL', cardHolder: { nameless: false, user: newUser() } } };
-    expect((await request(down.url).post(API).set('Idempotency-Key', 'retry-after-503').send(body)).status).toBe(503);
-    const retry = await request(healthy.url).post(API).set('Idempotency-Key', 'retry-after-503').send(body);
+    const body = {
+      request: {
+        cardOwner: owner,
+        formFactor: 'VIRTUAL',
+        cardHolder: { nameless: false, user: newUser() },
+      },
+    };
+    expect(
+      (await request(down.url).post(API).set('Idempotency-Key', 'retry-after-503').send(body))
+        .status,
+    ).toBe(503);
+    const retry = await request(healthy.url)
+      .post(API)
+      .set('Idempotency-Key', 'retry-after-503')
+      .send(body);
     expect(retry.status).toBe(201);
     expect(retry.body.status).toBe('CREATED');
     expect(retry.headers['idempotent-replayed']).toBeUndefined();
@@ -89,7 +118,9 @@ describe('card issue API with a downstream service down (e2e)', () => {
     expect(await stored()).toBe(before + 1);
     const pending = await down.app
       .get(DataSource)
-      .query(`SELECT type FROM outbox_messages WHERE request_id = $1 AND delivered_at IS NULL`, [res.body.requestId]);
+      .query(`SELECT type FROM outbox_messages WHERE request_id = $1 AND delivered_at IS NULL`, [
+        res.body.requestId,
+      ]);
     expect(pending).toEqual([{ type: 'operation.create' }]);
   });
 });

@@ -1,4 +1,15 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -17,7 +28,11 @@ import { CardIssueRequestPipe } from './card-issue-request.pipe';
 import { CardIssuesService } from './card-issues.service';
 import { CARD_ISSUE_REQUEST_EXAMPLES } from './dto/card-issue-request.examples';
 import { CardIssueRequestDto } from './dto/card-issue-request.dto';
-import { CardIssueRecordDto, CardIssueResponseDto, UpdateStatusDto } from './dto/card-issue-response.dto';
+import {
+  CardIssueRecordDto,
+  CardIssueResponseDto,
+  UpdateStatusDto,
+} from './dto/card-issue-response.dto';
 import { ListByClientQueryDto } from './dto/list-query.dto';
 import { ClientIdParamDto, RequestIdParamDto } from './dto/path-params.dto';
 
@@ -47,9 +62,18 @@ export class CardIssuesController {
   })
   @ApiBody({ type: CardIssueRequestDto, examples: CARD_ISSUE_REQUEST_EXAMPLES })
   @ApiCreatedResponse({ type: CardIssueResponseDto, description: 'Stored, CREATED or FAILED' })
-  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Validation failed: errors names every field' })
-  @ApiConflictResponse({ type: CardIssueErrorBody, description: 'Idempotency-Key reused with another body' })
-  @ApiServiceUnavailableResponse({ type: CardIssueErrorBody, description: 'A downstream service is unavailable; nothing stored' })
+  @ApiBadRequestResponse({
+    type: CardIssueErrorBody,
+    description: 'Validation failed: errors names every field',
+  })
+  @ApiConflictResponse({
+    type: CardIssueErrorBody,
+    description: 'Idempotency-Key reused with another body',
+  })
+  @ApiServiceUnavailableResponse({
+    type: CardIssueErrorBody,
+    description: 'A downstream service is unavailable; nothing stored',
+  })
   async create(
     // Readonly<> keeps the global pipe off this body: CardIssueRequestPipe validates fields and cross-field rules together.
     @Body(CardIssueRequestPipe) body: Readonly<CardIssueRequestDto>,
@@ -57,9 +81,11 @@ export class CardIssuesController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<CardIssueResponseDto> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new RequestValidationError([{ path: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }]);
+      throw new RequestValidationError([
+        { path: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' },
+      ]);
     }
-    const { response, replayed } = await this.cardIssues.create(body as CardIssueRequestDto, idempotencyKey);
+    const { response, replayed } = await this.cardIssues.create(body, idempotencyKey);
     if (replayed) void reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
     return response;
   }
@@ -68,7 +94,10 @@ export class CardIssuesController {
   @ApiOperation({ summary: 'Requests of a user, as card owner or card holder, newest first' })
   @ApiOkResponse({ type: [CardIssueRecordDto] })
   @ApiBadRequestResponse({ type: CardIssueErrorBody })
-  listByClient(@Param() params: ClientIdParamDto, @Query() query: ListByClientQueryDto): Promise<CardIssueRecordDto[]> {
+  listByClient(
+    @Param() params: ClientIdParamDto,
+    @Query() query: ListByClientQueryDto,
+  ): Promise<CardIssueRecordDto[]> {
     return this.cardIssues.listByClient(params.clientId, query.limit, query.offset);
   }
 
@@ -84,13 +113,20 @@ export class CardIssuesController {
   @Patch(':id/status')
   @ApiOperation({
     summary: 'Change the status of a request',
-    description: 'Any status to any status, except READY only for VIRTUAL and PLASTIC_READY only for PLASTIC (409).',
+    description:
+      'Any status to any status, except READY only for VIRTUAL and PLASTIC_READY only for PLASTIC (409).',
   })
   @ApiOkResponse({ type: CardIssueResponseDto })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Invalid status or request id' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody })
-  @ApiConflictResponse({ type: CardIssueErrorBody, description: 'Status not allowed for the form factor' })
-  updateStatus(@Param() params: RequestIdParamDto, @Body() body: UpdateStatusDto): Promise<CardIssueResponseDto> {
+  @ApiConflictResponse({
+    type: CardIssueErrorBody,
+    description: 'Status not allowed for the form factor',
+  })
+  updateStatus(
+    @Param() params: RequestIdParamDto,
+    @Body() body: UpdateStatusDto,
+  ): Promise<CardIssueResponseDto> {
     return this.cardIssues.updateStatus(params.id, body.status);
   }
 }

@@ -46,9 +46,15 @@ describe('card issue API (e2e)', () => {
     await db?.drop();
   });
 
-  const post = (body: unknown) => request(t.url).post(API).send(body as object);
+  const post = (body: unknown) =>
+    request(t.url)
+      .post(API)
+      .send(body as object);
   const countRequests = async () =>
-    Number((await t.app.get(DataSource).query('SELECT count(*)::int AS n FROM card_issue_requests'))[0].n);
+    Number(
+      (await t.app.get(DataSource).query('SELECT count(*)::int AS n FROM card_issue_requests'))[0]
+        .n,
+    );
 
   describe('POST creates', () => {
     it('a virtual card for oneself: 201 CREATED with an id of the business date', async () => {
@@ -74,7 +80,14 @@ describe('card issue API (e2e)', () => {
         delivery: null,
         createdAt: '2026-11-23T12:00:00.000',
         updatedAt: '2026-11-23T12:00:00.000',
-        history: [{ status: 'CREATED', statusCode: 'STSCI01', at: '2026-11-23T12:00:00.000', source: 'api' }],
+        history: [
+          {
+            status: 'CREATED',
+            statusCode: 'STSCI01',
+            at: '2026-11-23T12:00:00.000',
+            source: 'api',
+          },
+        ],
       });
     });
 
@@ -85,37 +98,71 @@ describe('card issue API (e2e)', () => {
 
     it('a plastic card by courier with SMS to another user', async () => {
       const res = await post(
-        selfPlastic(owner, { courier: courier({ recipient: { userId: other } }) }, { options: { smsNotifications: { userId: other } } }),
+        selfPlastic(
+          owner,
+          { courier: courier({ recipient: { userId: other } }) },
+          { options: { smsNotifications: { userId: other } } },
+        ),
       );
       expect(res.body).toMatchObject({ status: 'CREATED' });
     });
 
     it('a nameless card', async () => {
-      const res = await post({ request: { cardOwner: owner, formFactor: 'VIRTUAL', cardHolder: { nameless: true } } });
+      const res = await post({
+        request: { cardOwner: owner, formFactor: 'VIRTUAL', cardHolder: { nameless: true } },
+      });
       expect(res.body).toMatchObject({ status: 'CREATED' });
       const record = await request(t.url).get(`${API}/${res.body.requestId}`);
       expect(record.body.cardHolder).toEqual({ nameless: true });
     });
 
     it('a card for a third party: the holder is created in the user service and listed as holder', async () => {
-      const res = await post({ request: { cardOwner: owner, formFactor: 'VIRTUAL', cardHolder: { nameless: false, user: newUser() } } });
+      const res = await post({
+        request: {
+          cardOwner: owner,
+          formFactor: 'VIRTUAL',
+          cardHolder: { nameless: false, user: newUser() },
+        },
+      });
       expect(res.body).toMatchObject({ status: 'CREATED', failureReason: null });
       const record = await request(t.url).get(`${API}/${res.body.requestId}`);
       const holderId = record.body.cardHolder.userId as string;
       expect(holderId).toMatch(/^X[A-Z0-9]{5}$/);
-      const user = await request(t.url).get(`/user-api/api/v1/users/${holderId}`).set('X-secret', SECRET);
+      const user = await request(t.url)
+        .get(`/user-api/api/v1/users/${holderId}`)
+        .set('X-secret', SECRET);
       expect(user.status).toBe(200);
       const listed = await request(t.url).get(`${API}/client/${holderId}`);
-      expect(listed.body.map((r: { requestId: string }) => r.requestId)).toEqual([res.body.requestId]);
+      expect(listed.body.map((r: { requestId: string }) => r.requestId)).toEqual([
+        res.body.requestId,
+      ]);
     });
   });
 
   describe('POST fails as a business outcome (201 FAILED, stored and readable)', () => {
     it.each([
-      ['card owner', (u: string) => selfVirtual('XNONE1', { cardHolder: { userId: u, nameless: false, embossedName: 'A' } }), 'XNONE1'],
-      ['card holder', (u: string) => selfVirtual(u, { cardHolder: { userId: 'XNONE2', nameless: false, embossedName: 'A' } }), 'XNONE2'],
-      ['SMS user', (u: string) => selfVirtual(u, { options: { smsNotifications: { userId: 'XNONE3' } } }), 'XNONE3'],
-      ['courier recipient', (u: string) => selfPlastic(u, { courier: courier({ recipient: { userId: 'XNONE4' } }) }), 'XNONE4'],
+      [
+        'card owner',
+        (u: string) =>
+          selfVirtual('XNONE1', { cardHolder: { userId: u, nameless: false, embossedName: 'A' } }),
+        'XNONE1',
+      ],
+      [
+        'card holder',
+        (u: string) =>
+          selfVirtual(u, { cardHolder: { userId: 'XNONE2', nameless: false, embossedName: 'A' } }),
+        'XNONE2',
+      ],
+      [
+        'SMS user',
+        (u: string) => selfVirtual(u, { options: { smsNotifications: { userId: 'XNONE3' } } }),
+        'XNONE3',
+      ],
+      [
+        'courier recipient',
+        (u: string) => selfPlastic(u, { courier: courier({ recipient: { userId: 'XNONE4' } }) }),
+        'XNONE4',
+      ],
     ])('when the %s does not exist', async (_who, build, missing) => {
       const res = await post(build(owner));
       expect(res.status).toBe(201);
@@ -126,19 +173,38 @@ describe('card issue API (e2e)', () => {
         failureReason: `User ${missing} does not exist`,
       });
       const record = await request(t.url).get(`${API}/${res.body.requestId}`);
-      expect(record.body).toMatchObject({ status: 'FAILED', failureReason: `User ${missing} does not exist` });
-      expect(record.body.history).toEqual([expect.objectContaining({ status: 'FAILED', statusCode: 'STSCI05', source: 'api' })]);
+      expect(record.body).toMatchObject({
+        status: 'FAILED',
+        failureReason: `User ${missing} does not exist`,
+      });
+      expect(record.body.history).toEqual([
+        expect.objectContaining({ status: 'FAILED', statusCode: 'STSCI05', source: 'api' }),
+      ]);
     });
 
     it('when the branch does not exist', async () => {
       const res = await post(selfPlastic(owner, { toBranch: { id: '9999' } }));
-      expect(res.body).toMatchObject({ status: 'FAILED', statusCode: 'STSCI05', failureReason: 'Branch 9999 does not exist' });
+      expect(res.body).toMatchObject({
+        status: 'FAILED',
+        statusCode: 'STSCI05',
+        failureReason: 'Branch 9999 does not exist',
+      });
     });
 
     it('when the third-party holder has a passport already registered', async () => {
       const holder = newUser();
-      await request(t.url).post('/user-api/api/v1/users').set('X-secret', SECRET).send(holder).expect(201);
-      const res = await post({ request: { cardOwner: owner, formFactor: 'VIRTUAL', cardHolder: { nameless: false, user: holder } } });
+      await request(t.url)
+        .post('/user-api/api/v1/users')
+        .set('X-secret', SECRET)
+        .send(holder)
+        .expect(201);
+      const res = await post({
+        request: {
+          cardOwner: owner,
+          formFactor: 'VIRTUAL',
+          cardHolder: { nameless: false, user: holder },
+        },
+      });
       expect(res.body.status).toBe('FAILED');
       expect(res.body.failureReason).toMatch(/could not be created/);
       expect(res.body.failureReason).toContain((holder.passportData as { number: string }).number);
@@ -148,7 +214,10 @@ describe('card issue API (e2e)', () => {
   describe('validation (400, every field by full path, nothing stored)', () => {
     it('names every violated field at once, including nested ones', async () => {
       const before = await countRequests();
-      const user = newUser({ contactInfo: { phone: '89161234567', email: 'not-an-email' }, extra: 1 });
+      const user = newUser({
+        contactInfo: { phone: '89161234567', email: 'not-an-email' },
+        extra: 1,
+      });
       const res = await post({
         request: {
           cardOwner: 'Y12345',
@@ -159,7 +228,11 @@ describe('card issue API (e2e)', () => {
         },
       });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ status: 400, error: 'Bad Request', message: 'Validation failed' });
+      expect(res.body).toMatchObject({
+        status: 400,
+        error: 'Bad Request',
+        message: 'Validation failed',
+      });
       expect(Object.keys(res.body.errors).sort()).toEqual(
         [
           'request.cardOwner',
@@ -175,17 +248,27 @@ describe('card issue API (e2e)', () => {
     });
 
     it('reports field and cross-field rules together', async () => {
-      const res = await post(selfVirtual(owner, { cardOwner: 'bad', delivery: { toBranch: { id: '0001' } } }));
-      expect(Object.keys(res.body.errors).sort()).toEqual(['request.cardOwner', 'request.delivery']);
+      const res = await post(
+        selfVirtual(owner, { cardOwner: 'bad', delivery: { toBranch: { id: '0001' } } }),
+      );
+      expect(Object.keys(res.body.errors).sort()).toEqual([
+        'request.cardOwner',
+        'request.delivery',
+      ]);
     });
 
     it.each([
       ['embossedName', 150, 201],
       ['embossedName', 151, 400],
     ])('%s of %i characters gives %i', async (_field, length, status) => {
-      const res = await post(selfVirtual(owner, { cardHolder: { userId: owner, nameless: false, embossedName: 'A'.repeat(length) } }));
+      const res = await post(
+        selfVirtual(owner, {
+          cardHolder: { userId: owner, nameless: false, embossedName: 'A'.repeat(length) },
+        }),
+      );
       expect(res.status).toBe(status);
-      if (status === 400) expect(Object.keys(res.body.errors)).toEqual(['request.cardHolder.embossedName']);
+      if (status === 400)
+        expect(Object.keys(res.body.errors)).toEqual(['request.cardHolder.embossedName']);
     });
 
     it.each([
@@ -195,10 +278,15 @@ describe('card issue API (e2e)', () => {
       ['middleName', 151, 400],
     ])('third-party user %s of %i characters gives %i', async (field, length, status) => {
       const res = await post({
-        request: { cardOwner: owner, formFactor: 'VIRTUAL', cardHolder: { nameless: false, user: newUser({ [field]: 'A'.repeat(length) }) } },
+        request: {
+          cardOwner: owner,
+          formFactor: 'VIRTUAL',
+          cardHolder: { nameless: false, user: newUser({ [field]: 'A'.repeat(length) }) },
+        },
       });
       expect(res.status).toBe(status);
-      if (status === 400) expect(Object.keys(res.body.errors)).toEqual([`request.cardHolder.user.${field}`]);
+      if (status === 400)
+        expect(Object.keys(res.body.errors)).toEqual([`request.cardHolder.user.${field}`]);
     });
 
     it.each([
@@ -209,7 +297,8 @@ describe('card issue API (e2e)', () => {
     ])('courier date %s (%s) gives %i', async (_name, date, status) => {
       const res = await post(selfPlastic(owner, { courier: courier({ date }) }));
       expect(res.status).toBe(status);
-      if (status === 400) expect(res.body.errors).toEqual({ 'request.delivery.courier.date': expect.any(String) });
+      if (status === 400)
+        expect(res.body.errors).toEqual({ 'request.delivery.courier.date': expect.any(String) });
     });
 
     it.each([
@@ -231,18 +320,33 @@ describe('card issue API (e2e)', () => {
       ['null request', { request: null }],
       ['empty object', {}],
     ])('refuses %s as the body', async (_name, body) => {
-      const res = await request(t.url).post(API).set('content-type', 'application/json').send(JSON.stringify(body));
+      const res = await request(t.url)
+        .post(API)
+        .set('content-type', 'application/json')
+        .send(JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.errors).toBeDefined();
     });
 
     it('refuses nameless with a holder id and a delivery for VIRTUAL', async () => {
-      const res = await post({ request: { cardOwner: owner, formFactor: 'VIRTUAL', cardHolder: { nameless: true, userId: owner }, delivery: { toBranch: { id: '0001' } } } });
-      expect(Object.keys(res.body.errors).sort()).toEqual(['request.cardHolder.userId', 'request.delivery']);
+      const res = await post({
+        request: {
+          cardOwner: owner,
+          formFactor: 'VIRTUAL',
+          cardHolder: { nameless: true, userId: owner },
+          delivery: { toBranch: { id: '0001' } },
+        },
+      });
+      expect(Object.keys(res.body.errors).sort()).toEqual([
+        'request.cardHolder.userId',
+        'request.delivery',
+      ]);
     });
 
     it('refuses a string where a boolean is expected', async () => {
-      const res = await post(selfVirtual(owner, { cardHolder: { userId: owner, nameless: 'false', embossedName: 'A' } }));
+      const res = await post(
+        selfVirtual(owner, { cardHolder: { userId: owner, nameless: 'false', embossedName: 'A' } }),
+      );
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.errors)).toContain('request.cardHolder.nameless');
     });
@@ -268,7 +372,13 @@ describe('card issue API (e2e)', () => {
       }
       clock.advance(1000);
       ids.push(
-        (await post(selfVirtual(lister, { cardHolder: { userId: holder, nameless: false, embossedName: 'A' } }))).body.requestId,
+        (
+          await post(
+            selfVirtual(lister, {
+              cardHolder: { userId: holder, nameless: false, embossedName: 'A' },
+            }),
+          )
+        ).body.requestId,
       );
       const all = await request(t.url).get(`${API}/client/${lister}`);
       expect(all.body.map((r: { requestId: string }) => r.requestId)).toEqual([...ids].reverse());
@@ -290,7 +400,8 @@ describe('card issue API (e2e)', () => {
   });
 
   describe('PATCH status', () => {
-    const patch = (id: string, status: unknown) => request(t.url).patch(`${API}/${id}/status`).send({ status });
+    const patch = (id: string, status: unknown) =>
+      request(t.url).patch(`${API}/${id}/status`).send({ status });
 
     it.each([
       ['VIRTUAL', 'READY', 200],
@@ -301,7 +412,10 @@ describe('card issue API (e2e)', () => {
       ['PLASTIC', 'FAILED', 200],
       ['VIRTUAL', 'CREATED', 200],
     ])('%s to %s gives %i', async (formFactor, status, code) => {
-      const body = formFactor === 'VIRTUAL' ? selfVirtual(owner) : selfPlastic(owner, { toBranch: { id: '0002' } });
+      const body =
+        formFactor === 'VIRTUAL'
+          ? selfVirtual(owner)
+          : selfPlastic(owner, { toBranch: { id: '0002' } });
       const { requestId } = (await post(body)).body;
       const res = await patch(requestId, status);
       expect(res.status).toBe(code);
@@ -321,20 +435,22 @@ describe('card issue API (e2e)', () => {
         expect((await patch(requestId, status)).status).toBe(200);
       }
       const record = (await request(t.url).get(`${API}/${requestId}`)).body;
-      expect(record.history.map((h: { status: string; source: string }) => `${h.status}/${h.source}`)).toEqual([
-        'CREATED/api',
-        'PROCESSING/api',
-        'FAILED/api',
-        'CREATED/api',
-        'READY/api',
-      ]);
+      expect(
+        record.history.map((h: { status: string; source: string }) => `${h.status}/${h.source}`),
+      ).toEqual(['CREATED/api', 'PROCESSING/api', 'FAILED/api', 'CREATED/api', 'READY/api']);
       expect(record.failureReason).toBeNull();
     });
 
     it('gives FAILED a reason and clears it when leaving FAILED', async () => {
       const { requestId } = (await post(selfVirtual(owner))).body;
-      expect((await patch(requestId, 'FAILED')).body).toMatchObject({ statusCode: 'STSCI05', failureReason: expect.any(String) });
-      expect((await patch(requestId, 'PROCESSING')).body).toMatchObject({ statusCode: 'STSCI02', failureReason: null });
+      expect((await patch(requestId, 'FAILED')).body).toMatchObject({
+        statusCode: 'STSCI05',
+        failureReason: expect.any(String),
+      });
+      expect((await patch(requestId, 'PROCESSING')).body).toMatchObject({
+        statusCode: 'STSCI02',
+        failureReason: null,
+      });
     });
 
     it('400 for an invalid status, 404 for an unknown id', async () => {
@@ -351,7 +467,9 @@ describe('card issue API (e2e)', () => {
       const user = await createUser(t.url);
       const body = selfVirtual(user);
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => request(t.url).post(API).set('Idempotency-Key', 'key-parallel-1').send(body)),
+        Array.from({ length: 20 }, () =>
+          request(t.url).post(API).set('Idempotency-Key', 'key-parallel-1').send(body),
+        ),
       );
       expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
       const ids = new Set(responses.map((r) => r.body.requestId));
@@ -363,12 +481,18 @@ describe('card issue API (e2e)', () => {
 
     it('the same key with another body is a conflict', async () => {
       await post(selfVirtual(owner)).set('Idempotency-Key', 'key-2').expect(201);
-      const res = await request(t.url).post(API).set('Idempotency-Key', 'key-2').send(selfVirtual(other));
+      const res = await request(t.url)
+        .post(API)
+        .set('Idempotency-Key', 'key-2')
+        .send(selfVirtual(other));
       expect(res.status).toBe(409);
     });
 
     it('refuses a malformed key', async () => {
-      const res = await request(t.url).post(API).set('Idempotency-Key', 'a b').send(selfVirtual(owner));
+      const res = await request(t.url)
+        .post(API)
+        .set('Idempotency-Key', 'a b')
+        .send(selfVirtual(owner));
       expect(res.status).toBe(400);
     });
   });
@@ -385,7 +509,9 @@ describe('card issue API (e2e)', () => {
     });
 
     it('are unique under parallel creation', async () => {
-      const responses = await Promise.all(Array.from({ length: 30 }, () => post(selfVirtual(owner))));
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, () => post(selfVirtual(owner))),
+      );
       const ids = responses.map((r) => r.body.requestId);
       expect(new Set(ids).size).toBe(30);
     });
@@ -394,7 +520,9 @@ describe('card issue API (e2e)', () => {
       clock.set('2026-11-25T09:00:00.000Z');
       try {
         await post(selfVirtual(owner)).expect(201); // creates the day's sequence
-        await t.app.get(DataSource).query(`SELECT setval('card_issue_request_seq_25112026', 999999)`);
+        await t.app
+          .get(DataSource)
+          .query(`SELECT setval('card_issue_request_seq_25112026', 999999)`);
         const before = await countRequests();
         const res = await post(selfVirtual(owner));
         expect(res.status).toBe(503);
@@ -410,15 +538,30 @@ describe('card issue API (e2e)', () => {
     it('receives an operation for each stored request and every status change, in order', async () => {
       const user = await createUser(t.url);
       const { requestId } = (await post(selfVirtual(user))).body;
-      await request(t.url).patch(`${API}/${requestId}/status`).send({ status: 'PROCESSING' }).expect(200);
-      await request(t.url).patch(`${API}/${requestId}/status`).send({ status: 'READY' }).expect(200);
+      await request(t.url)
+        .patch(`${API}/${requestId}/status`)
+        .send({ status: 'PROCESSING' })
+        .expect(200);
+      await request(t.url)
+        .patch(`${API}/${requestId}/status`)
+        .send({ status: 'READY' })
+        .expect(200);
       await t.app.get(OutboxService).drain();
       await eventually(async () => {
-        const ops = await request(t.url).get(`/operation-api/api/v1/operations/by-owner/${user}`).set('X-secret', SECRET);
+        const ops = await request(t.url)
+          .get(`/operation-api/api/v1/operations/by-owner/${user}`)
+          .set('X-secret', SECRET);
         return ops.body.length === 1 && ops.body[0].status === 'READY';
       });
-      const ops = await request(t.url).get(`/operation-api/api/v1/operations/by-owner/${user}`).set('X-secret', SECRET);
-      expect(ops.body[0]).toMatchObject({ requestId, cardOwner: user, holderUserId: user, formFactor: 'VIRTUAL' });
+      const ops = await request(t.url)
+        .get(`/operation-api/api/v1/operations/by-owner/${user}`)
+        .set('X-secret', SECRET);
+      expect(ops.body[0]).toMatchObject({
+        requestId,
+        cardOwner: user,
+        holderUserId: user,
+        formFactor: 'VIRTUAL',
+      });
     });
   });
 });

@@ -15,7 +15,9 @@ export class StatusNotAllowedError extends DomainError {
   readonly httpStatus = 409;
 
   constructor(status: CardIssueStatus, formFactor: FormFactor) {
-    super(`Status ${status} is not allowed for a ${formFactor} card: READY is only for VIRTUAL, PLASTIC_READY only for PLASTIC`);
+    super(
+      `Status ${status} is not allowed for a ${formFactor} card: READY is only for VIRTUAL, PLASTIC_READY only for PLASTIC`,
+    );
   }
 }
 
@@ -34,7 +36,9 @@ export class RequestIdsExhaustedError extends DomainError {
   readonly httpStatus = 503;
 
   constructor(businessDay: string) {
-    super(`All 1,000,000 request ids of business day ${businessDay} are used; retry on the next business day`);
+    super(
+      `All 1,000,000 request ids of business day ${businessDay} are used; retry on the next business day`,
+    );
   }
 }
 

@@ -14,7 +14,11 @@ import { CardIssuesScheduler } from './card-issues.scheduler';
 import { StatusMovesService } from './status-moves.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([CardIssueRequest, CardIssueStatusChange, IdempotencyKey]), IntegrationsModule, OutboxModule],
+  imports: [
+    TypeOrmModule.forFeature([CardIssueRequest, CardIssueStatusChange, IdempotencyKey]),
+    IntegrationsModule,
+    OutboxModule,
+  ],
   controllers: [CardIssuesController],
   providers: [
     CardIssuesService,

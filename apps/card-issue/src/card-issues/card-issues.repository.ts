@@ -25,7 +25,10 @@ export interface NewCardIssueRow {
 const PG_SEQUENCE_LIMIT_EXCEEDED = '2200H';
 
 export function isSequenceExhausted(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === PG_SEQUENCE_LIMIT_EXCEEDED;
+  return (
+    error instanceof QueryFailedError &&
+    (error.driverError as { code?: string }).code === PG_SEQUENCE_LIMIT_EXCEEDED
+  );
 }
 
 /** A request row joined with its history, as the GET endpoints read it. */
@@ -44,7 +47,7 @@ export class CardIssuesRepository {
    * operation, and the response of its idempotency key.
    */
   async insert(row: NewCardIssueRow): Promise<string> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<{ requestId: string }[]>(
       `WITH req AS (
          INSERT INTO card_issue_requests (request_id, status, failure_reason, card_owner, holder_user_id, form_factor,
                                           card_holder, options, delivery, status_sequence, created_at, updated_at)
@@ -82,7 +85,7 @@ export class CardIssuesRepository {
         row.idempotencyKey,
         STATUS_CODES[row.status],
       ],
-    )) as { requestId: string }[];
+    );
     return rows[0].requestId;
   }
 
@@ -97,7 +100,11 @@ export class CardIssuesRepository {
    * Requests whose owner or holder is the user, newest first. Two index range scans
    * (owner, holder) merged, so the cost follows the page, not the table.
    */
-  async findByClient(userId: string, limit: number, offset: number): Promise<CardIssueWithHistory[]> {
+  async findByClient(
+    userId: string,
+    limit: number,
+    offset: number,
+  ): Promise<CardIssueWithHistory[]> {
     const window = limit + offset;
     const requests = await this.dataSource
       .getRepository(CardIssueRequest)

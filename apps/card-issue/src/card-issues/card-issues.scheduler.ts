@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Clock, ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment';
@@ -34,8 +40,14 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
       this.logger.log('Scheduler is off (SCHEDULER_ENABLED=false)');
       return;
     }
-    this.registry.addInterval(MOVES, setInterval(() => this.tick(), this.env.SCHEDULER_TICK_MS));
-    this.registry.addInterval(CLEANUP, setInterval(() => this.run(() => this.cleanup()), HOUR));
+    this.registry.addInterval(
+      MOVES,
+      setInterval(() => this.tick(), this.env.SCHEDULER_TICK_MS),
+    );
+    this.registry.addInterval(
+      CLEANUP,
+      setInterval(() => this.run(() => this.cleanup()), HOUR),
+    );
   }
 
   /** One round of automatic moves; skipped while the previous one still runs. */

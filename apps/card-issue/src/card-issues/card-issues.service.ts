@@ -6,7 +6,11 @@ import { BranchesClient } from '../integrations/branches/branches.client';
 import { UsersClient } from '../integrations/users/users.client';
 import { OutboxService } from '../outbox/outbox.service';
 import { CardIssueStatus, STATUS_CODES, isStatusAllowedFor } from './card-issue-status';
-import { CardIssueWithHistory, CardIssuesRepository, isSequenceExhausted } from './card-issues.repository';
+import {
+  CardIssueWithHistory,
+  CardIssuesRepository,
+  isSequenceExhausted,
+} from './card-issues.repository';
 import {
   CardIssueNotFoundError,
   DownstreamUnavailableError,
@@ -54,7 +58,8 @@ export class CardIssuesService {
       const existing = await this.idempotency.find(idempotencyKey);
       if (existing) {
         if (existing.requestHash !== requestHash) throw new IdempotencyKeyReusedError();
-        if (existing.response) return { response: existing.response as unknown as CardIssueResponseDto, replayed: true };
+        if (existing.response)
+          return { response: existing.response as unknown as CardIssueResponseDto, replayed: true };
       }
       // The first request with this key is still running (or just gave the key back).
       if (Date.now() > deadline) throw new IdempotencyKeyInProgressError();
@@ -69,14 +74,20 @@ export class CardIssuesService {
   }
 
   /** Checks the referenced users and branch, creates a third-party holder, stores the request. */
-  private async process(dto: CardIssueRequestDto, idempotencyKey: string | null): Promise<CardIssueResponseDto> {
+  private async process(
+    dto: CardIssueRequestDto,
+    idempotencyKey: string | null,
+  ): Promise<CardIssueResponseDto> {
     const request = dto.request;
     const holder = request.cardHolder;
     const referencedUsers = [
       ...new Set(
-        [request.cardOwner, holder.userId, request.options?.smsNotifications?.userId, request.delivery?.courier?.recipient?.userId].filter(
-          (id): id is string => typeof id === 'string',
-        ),
+        [
+          request.cardOwner,
+          holder.userId,
+          request.options?.smsNotifications?.userId,
+          request.delivery?.courier?.recipient?.userId,
+        ].filter((id): id is string => typeof id === 'string'),
       ),
     ];
     const branchId = request.delivery?.toBranch?.id;
@@ -86,12 +97,14 @@ export class CardIssuesService {
       Promise.all(referencedUsers.map((id) => this.users.getUser(id))),
       branchId ? this.branches.getBranch(branchId) : Promise.resolve(null),
     ]);
-    for (const result of [...userResults, branchResult]) if (result) this.throwIfUnavailable(result);
+    for (const result of [...userResults, branchResult])
+      if (result) this.throwIfUnavailable(result);
 
     let failureReason: string | null = null;
     const missingUser = referencedUsers.find((_, i) => userResults[i].kind === 'not-found');
     if (missingUser) failureReason = `User ${missingUser} does not exist`;
-    else if (branchResult?.kind === 'not-found') failureReason = `Branch ${branchId} does not exist`;
+    else if (branchResult?.kind === 'not-found')
+      failureReason = `Branch ${branchId} does not exist`;
 
     let holderUserId = holder.userId ?? null;
     const cardHolder: Record<string, unknown> = { ...holder };
@@ -134,7 +147,10 @@ export class CardIssuesService {
 
   private throwIfUnavailable(result: GatewayResult<unknown>): void {
     if (result.kind === 'unavailable') {
-      this.logger.warn({ service: result.service, reason: result.reason }, 'Downstream service unavailable');
+      this.logger.warn(
+        { service: result.service, reason: result.reason },
+        'Downstream service unavailable',
+      );
       throw new DownstreamUnavailableError(result.service);
     }
   }
@@ -158,10 +174,21 @@ export class CardIssuesService {
     const updated = await this.repository.transaction(async (manager) => {
       const request = await this.repository.lockForUpdate(manager, requestId);
       if (!request) throw new CardIssueNotFoundError(requestId);
-      if (!isStatusAllowedFor(status, request.formFactor)) throw new StatusNotAllowedError(status, request.formFactor);
+      if (!isStatusAllowedFor(status, request.formFactor))
+        throw new StatusNotAllowedError(status, request.formFactor);
       if (request.status === status) return request;
-      const failureReason = status === 'FAILED' ? (request.failureReason ?? 'Status set to FAILED through the API') : null;
-      return this.repository.applyStatusChange(manager, request, status, failureReason, 'api', this.clock.now());
+      const failureReason =
+        status === 'FAILED'
+          ? (request.failureReason ?? 'Status set to FAILED through the API')
+          : null;
+      return this.repository.applyStatusChange(
+        manager,
+        request,
+        status,
+        failureReason,
+        'api',
+        this.clock.now(),
+      );
     });
     this.outbox.kick();
     return {

@@ -26,11 +26,11 @@ export class IdempotencyRepository {
 
   /** Takes the key for this caller; false when another request holds or held it. */
   async claim(key: string, requestHash: string, now: Date): Promise<boolean> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<unknown[]>(
       `INSERT INTO card_issue_idempotency_keys (key, request_hash, created_at) VALUES ($1, $2, $3)
        ON CONFLICT (key) DO NOTHING RETURNING key`,
       [key, requestHash, now],
-    )) as unknown[];
+    );
     return rows.length === 1;
   }
 
@@ -40,15 +40,18 @@ export class IdempotencyRepository {
 
   /** Gives a key back when its request failed before storing anything, so a retry may proceed. */
   async release(key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM card_issue_idempotency_keys WHERE key = $1 AND response IS NULL`, [key]);
+    await this.dataSource.query(
+      `DELETE FROM card_issue_idempotency_keys WHERE key = $1 AND response IS NULL`,
+      [key],
+    );
   }
 
   /** Forgets keys older than the retention; returns how many. */
   async deleteOlderThan(cutoff: Date): Promise<number> {
-    const result = await this.dataSource.query(
+    const result = await this.dataSource.query<{ n: number }[]>(
       `WITH gone AS (DELETE FROM card_issue_idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
       [cutoff],
     );
-    return (result as { n: number }[])[0].n;
+    return result[0].n;
   }
 }

@@ -1,10 +1,17 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
+import { createTestDatabase, startTestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../app.module';
 import { configureApp } from '../configure-app';
-import { SECRET, createUser, eventually, selfPlastic, selfVirtual, sleep } from '../../test/fixtures';
+import {
+  SECRET,
+  createUser,
+  eventually,
+  selfPlastic,
+  selfVirtual,
+  sleep,
+} from '../../test/fixtures';
 import { StatusMovesService } from './status-moves.service';
 
 const API = '/api/v1/card-issue';
@@ -21,7 +28,11 @@ const FAST_SCHEDULER = {
 };
 
 /** Runs tasks with at most `limit` in flight. */
-async function inParallel<T>(count: number, limit: number, task: (i: number) => Promise<T>): Promise<T[]> {
+async function inParallel<T>(
+  count: number,
+  limit: number,
+  task: (i: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
   await Promise.all(
@@ -36,9 +47,9 @@ async function inParallel<T>(count: number, limit: number, task: (i: number) => 
 }
 
 async function historyByRequest(db: DataSource): Promise<Map<string, string[]>> {
-  const rows = (await db.query(
+  const rows = await db.query<{ request_id: string; h: string[] }[]>(
     `SELECT request_id, array_agg(status || '/' || source ORDER BY id) AS h FROM card_issue_status_history GROUP BY request_id`,
-  )) as { request_id: string; h: string[] }[];
+  );
   return new Map(rows.map((r) => [r.request_id, r.h]));
 }
 
@@ -55,7 +66,13 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
 
   const boot = (overrides: Record<string, string> = {}) =>
     startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET, ...FAST_SCHEDULER, ...overrides }),
+      module: AppModule.register({
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'silent',
+        X_SECRET: SECRET,
+        ...FAST_SCHEDULER,
+        ...overrides,
+      }),
       configure: configureApp,
     });
 
@@ -72,38 +89,57 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
       const owner = await createUser(a.url);
       const ids = await inParallel(total, 16, async (i) => {
         const body = i % 2 ? selfVirtual(owner) : selfPlastic(owner, { toBranch: { id: '0003' } });
-        const res = await request(i % 2 ? a.url : b.url).post(API).send(body);
+        const res = await request(i % 2 ? a.url : b.url)
+          .post(API)
+          .send(body);
         expect(res.status).toBe(201);
         return res.body.requestId as string;
       });
       const sql = a.app.get(DataSource);
-      await eventually(async () => {
-        const [{ waiting }] = await sql.query(
-          `SELECT (SELECT count(*) FROM card_issue_requests WHERE status IN ('CREATED','PROCESSING'))
+      await eventually(
+        async () => {
+          const [{ waiting }] = await sql.query(
+            `SELECT (SELECT count(*) FROM card_issue_requests WHERE status IN ('CREATED','PROCESSING'))
                 + (SELECT count(*) FROM outbox_messages WHERE delivered_at IS NULL) AS waiting`,
-        );
-        return Number(waiting) === 0;
-      }, 180_000, 200);
+          );
+          return Number(waiting) === 0;
+        },
+        180_000,
+        200,
+      );
 
       const history = await historyByRequest(sql);
       for (const [i, id] of ids.entries()) {
         const final = i % 2 ? 'READY' : 'PLASTIC_READY';
-        expect([id, history.get(id)]).toEqual([id, ['CREATED/api', 'PROCESSING/scheduler', `${final}/scheduler`]]);
+        expect([id, history.get(id)]).toEqual([
+          id,
+          ['CREATED/api', 'PROCESSING/scheduler', `${final}/scheduler`],
+        ]);
       }
       // Each move counted once across both replicas.
       let sum = 0;
-      for (const spy of moved) for (const result of spy.mock.results) sum += await (result.value as Promise<number>);
+      for (const spy of moved)
+        for (const result of spy.mock.results) sum += await (result.value as Promise<number>);
       expect(sum).toBe(2 * total);
 
-      const operations = (await sql.query(
+      const operations = await sql.query<
+        { request_id: string; status: string; expected: string; copies: string }[]
+      >(
         `SELECT o.request_id, o.status, r.status AS expected, count(*) OVER (PARTITION BY o.request_id) AS copies
          FROM operation_service.operations o JOIN card_issue_requests r ON r.request_id = o.request_id`,
-      )) as { request_id: string; status: string; expected: string; copies: string }[];
+      );
       expect(operations).toHaveLength(total);
       for (const op of operations) {
-        expect([op.request_id, op.status, Number(op.copies)]).toEqual([op.request_id, op.expected, 1]);
+        expect([op.request_id, op.status, Number(op.copies)]).toEqual([
+          op.request_id,
+          op.expected,
+          1,
+        ]);
       }
-      const [{ messages }] = await sql.query(`SELECT count(*)::int AS messages FROM outbox_messages WHERE request_id = ANY($1)`, [ids]);
+      const [{ messages }] = await sql.query(
+        `SELECT count(*)::int AS messages FROM outbox_messages WHERE request_id = ANY($1)`,
+        [ids],
+      );
       expect(messages).toBe(3 * total);
     } finally {
       await a.close();
@@ -130,44 +166,77 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
           const body = Buffer.concat(chunks).toString();
           const upstream = await fetch(`${app.url}/operation-api${req.url}`, {
             method: req.method,
-            headers: { 'content-type': 'application/json', 'x-secret': String(req.headers['x-secret']) },
+            headers: {
+              'content-type': 'application/json',
+              'x-secret': String(req.headers['x-secret']),
+            },
             body: body || undefined,
           });
           const text = await upstream.text();
           if (upstream.ok) {
             const parsed = JSON.parse(body || '{}') as { requestId?: string; sequence?: number };
             const op = JSON.parse(text) as { requestId: string };
-            forwarded.push({ requestId: op.requestId, kind: req.method === 'POST' ? 'create' : 'status', sequence: parsed.sequence });
+            forwarded.push({
+              requestId: op.requestId,
+              kind: req.method === 'POST' ? 'create' : 'status',
+              sequence: parsed.sequence,
+            });
           }
           res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
         })();
       });
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxied = await boot({ OPERATION_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` });
+    const proxied = await boot({
+      OPERATION_API_URL: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+    });
     try {
       const owner = await createUser(app.url);
       const ids: string[] = [];
-      for (let i = 0; i < 20; i++) ids.push((await request(proxied.url).post(API).send(selfVirtual(owner))).body.requestId);
+      for (let i = 0; i < 20; i++)
+        ids.push((await request(proxied.url).post(API).send(selfVirtual(owner))).body.requestId);
       const sql = proxied.app.get(DataSource);
       // While the service is down the requests still move to their final status.
-      await eventually(async () => {
-        const [{ n }] = await sql.query(`SELECT count(*)::int AS n FROM card_issue_requests WHERE request_id = ANY($1) AND status = 'READY'`, [ids]);
-        return n === ids.length;
-      }, 60_000, 100);
-      const [{ ops }] = await sql.query(`SELECT count(*)::int AS ops FROM operation_service.operations WHERE request_id = ANY($1)`, [ids]);
+      await eventually(
+        async () => {
+          const [{ n }] = await sql.query(
+            `SELECT count(*)::int AS n FROM card_issue_requests WHERE request_id = ANY($1) AND status = 'READY'`,
+            [ids],
+          );
+          return n === ids.length;
+        },
+        60_000,
+        100,
+      );
+      const [{ ops }] = await sql.query(
+        `SELECT count(*)::int AS ops FROM operation_service.operations WHERE request_id = ANY($1)`,
+        [ids],
+      );
       expect(ops).toBe(0);
       await sleep(300); // a few failed rounds
       down = false;
-      await eventually(async () => {
-        const [{ n }] = await sql.query(`SELECT count(*)::int AS n FROM outbox_messages WHERE request_id = ANY($1) AND delivered_at IS NULL`, [ids]);
-        return n === 0;
-      }, 60_000, 100);
+      await eventually(
+        async () => {
+          const [{ n }] = await sql.query(
+            `SELECT count(*)::int AS n FROM outbox_messages WHERE request_id = ANY($1) AND delivered_at IS NULL`,
+            [ids],
+          );
+          return n === 0;
+        },
+        60_000,
+        100,
+      );
       for (const id of ids) {
         const delivered = forwarded.filter((f) => f.requestId === id);
-        expect([id, delivered.map((f) => `${f.kind}:${f.sequence ?? '-'}`)]).toEqual([id, ['create:-', 'status:2', 'status:3']]);
+        expect([id, delivered.map((f) => `${f.kind}:${f.sequence ?? '-'}`)]).toEqual([
+          id,
+          ['create:-', 'status:2', 'status:3'],
+        ]);
       }
-      const finals = (await sql.query(`SELECT status FROM operation_service.operations WHERE request_id = ANY($1)`, [ids])) as { status: string }[];
+      const finals = await sql.query<{ status: string }[]>(
+        `SELECT status FROM operation_service.operations WHERE request_id = ANY($1)`,
+        [ids],
+      );
       expect(finals.map((o) => o.status)).toEqual(Array(ids.length).fill('READY'));
     } finally {
       await proxied.close();
@@ -188,12 +257,17 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
       await runner.startTransaction();
       try {
         // What PATCH does first: lock the row.
-        await runner.query(`SELECT 1 FROM card_issue_requests WHERE request_id = $1 FOR UPDATE`, [requestId]);
+        await runner.query(`SELECT 1 FROM card_issue_requests WHERE request_id = $1 FOR UPDATE`, [
+          requestId,
+        ]);
         if (db.kind === 'postgres') {
           // SKIP LOCKED: the scheduler passes the locked row over instead of waiting for it.
           expect(await moves.moveBatch()).toBe(0);
         }
-        await runner.query(`UPDATE card_issue_requests SET status = 'FAILED', status_sequence = status_sequence + 1, updated_at = now() WHERE request_id = $1`, [requestId]);
+        await runner.query(
+          `UPDATE card_issue_requests SET status = 'FAILED', status_sequence = status_sequence + 1, updated_at = now() WHERE request_id = $1`,
+          [requestId],
+        );
         await runner.commitTransaction();
       } finally {
         await runner.release();
@@ -206,7 +280,11 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
   });
 
   it('switched off, the scheduler moves nothing', async () => {
-    const app = await boot({ SCHEDULER_ENABLED: 'false', SCHEDULER_CREATED_DELAY_MS: '0', SCHEDULER_PROCESSING_DELAY_MS: '0' });
+    const app = await boot({
+      SCHEDULER_ENABLED: 'false',
+      SCHEDULER_CREATED_DELAY_MS: '0',
+      SCHEDULER_PROCESSING_DELAY_MS: '0',
+    });
     try {
       const owner = await createUser(app.url);
       const { requestId } = (await request(app.url).post(API).send(selfVirtual(owner))).body;

@@ -30,7 +30,7 @@ export class StatusMovesService {
     const now = this.clock.now();
     const createdBefore = new Date(now.getTime() - this.env.SCHEDULER_CREATED_DELAY_MS);
     const processingBefore = new Date(now.getTime() - this.env.SCHEDULER_PROCESSING_DELAY_MS);
-    const moved = (await this.dataSource.query(
+    const moved = await this.dataSource.query<unknown[]>(
       `WITH due AS (
          SELECT request_id FROM card_issue_requests
          WHERE (status = 'CREATED' AND updated_at <= $2) OR (status = 'PROCESSING' AND updated_at <= $3)
@@ -56,7 +56,7 @@ export class StatusMovesService {
        FROM moved
        RETURNING request_id`,
       [now, createdBefore, processingBefore, limit],
-    )) as unknown[];
+    );
     return moved.length;
   }
 

@@ -27,7 +27,7 @@ export class OutboxRepository {
    */
   async claim(limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
     // A top-level UPDATE would come back from TypeORM as [rows, count]; the CTE makes it a SELECT.
-    return (await this.dataSource.query(
+    return await this.dataSource.query<ClaimedMessage[]>(
       `WITH claimed AS (
        UPDATE outbox_messages m
        SET locked_until = now() + make_interval(secs => $2::double precision / 1000), attempts = m.attempts + 1
@@ -48,7 +48,7 @@ export class OutboxRepository {
        )
        SELECT * FROM claimed ORDER BY id::bigint`,
       [limit, leaseMs],
-    )) as ClaimedMessage[];
+    );
   }
 
   async markDelivered(id: string): Promise<void> {
@@ -81,9 +81,9 @@ export class OutboxRepository {
 
   /** Messages not yet delivered (for health and tests). */
   async pendingCount(): Promise<number> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM outbox_messages WHERE delivered_at IS NULL`,
-    )) as { n: number }[];
+    );
     return rows[0].n;
   }
 }

@@ -1,4 +1,9 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment';
@@ -21,7 +26,10 @@ export class OutboxScheduler implements OnApplicationBootstrap, BeforeApplicatio
 
   onApplicationBootstrap(): void {
     if (!this.env.OUTBOX_ENABLED) return;
-    this.registry.addInterval(DELIVERY, setInterval(() => this.outbox.kick(), this.env.OUTBOX_TICK_MS));
+    this.registry.addInterval(
+      DELIVERY,
+      setInterval(() => this.outbox.kick(), this.env.OUTBOX_TICK_MS),
+    );
     this.outbox.kick(); // whatever a previous run left behind
   }
 

@@ -28,7 +28,9 @@ export class OutboxService implements BeforeApplicationShutdown {
   /** Asks for a delivery round soon, without waiting for it (after a change was committed). */
   kick(): void {
     if (this.stopped || !this.env.OUTBOX_ENABLED) return;
-    void this.drain().catch((error: unknown) => this.logger.error({ err: error }, 'Outbox delivery failed'));
+    void this.drain().catch((error: unknown) =>
+      this.logger.error({ err: error }, 'Outbox delivery failed'),
+    );
   }
 
   /** Delivers due messages until none is left; concurrent calls share one round. */
@@ -62,7 +64,12 @@ export class OutboxService implements BeforeApplicationShutdown {
   private async deliver(message: ClaimedMessage): Promise<void> {
     let result: GatewayResult<{ id: string }>;
     if (message.type === 'operation.create') {
-      const p = message.payload as { cardOwner: string; holderUserId: string | null; formFactor: string; status: string };
+      const p = message.payload as {
+        cardOwner: string;
+        holderUserId: string | null;
+        formFactor: string;
+        status: string;
+      };
       result = await this.operations.createOperation({
         requestId: message.requestId,
         cardOwner: p.cardOwner,
@@ -70,20 +77,36 @@ export class OutboxService implements BeforeApplicationShutdown {
         formFactor: p.formFactor as never,
         status: p.status as never,
       });
-      if (result.kind === 'ok') return this.repository.markCreateDelivered(message.id, message.requestId, result.value.id);
+      if (result.kind === 'ok')
+        return this.repository.markCreateDelivered(message.id, message.requestId, result.value.id);
     } else {
       if (!message.operationId) return this.retry(message, 'operation not created yet');
       const p = message.payload as { status: string; sequence: number };
-      result = await this.operations.updateStatus(message.operationId, p.status as never, p.sequence);
+      result = await this.operations.updateStatus(
+        message.operationId,
+        p.status as never,
+        p.sequence,
+      );
       if (result.kind === 'ok') return this.repository.markDelivered(message.id);
     }
-    const reason = result.kind === 'unavailable' ? result.reason : result.kind === 'conflict' ? result.message : result.kind;
+    const reason =
+      result.kind === 'unavailable'
+        ? result.reason
+        : result.kind === 'conflict'
+          ? result.message
+          : result.kind;
     return this.retry(message, reason);
   }
 
   private async retry(message: ClaimedMessage, reason: string): Promise<void> {
-    const delay = Math.min(this.env.OUTBOX_RETRY_BASE_MS * 2 ** (message.attempts - 1), this.env.OUTBOX_RETRY_MAX_MS);
-    this.logger.warn({ messageId: message.id, requestId: message.requestId, attempts: message.attempts, reason }, 'Outbox delivery will be retried');
+    const delay = Math.min(
+      this.env.OUTBOX_RETRY_BASE_MS * 2 ** (message.attempts - 1),
+      this.env.OUTBOX_RETRY_MAX_MS,
+    );
+    this.logger.warn(
+      { messageId: message.id, requestId: message.requestId, attempts: message.attempts, reason },
+      'Outbox delivery will be retried',
+    );
     await this.repository.scheduleRetry(message.id, delay, reason);
   }
 

@@ -24,16 +24,26 @@ import { AddressDto, MAX_TEXT } from './address.dto';
 import { NewUserDto } from './new-user.dto';
 
 export class CardHolderDto {
-  @ApiPropertyOptional({ example: 'X1A2B3', description: 'Existing user (card for oneself); X + 5 of A-Z 0-9' })
+  @ApiPropertyOptional({
+    example: 'X1A2B3',
+    description: 'Existing user (card for oneself); X + 5 of A-Z 0-9',
+  })
   @IsOptional()
   @IsUserId()
   userId?: string;
 
-  @ApiProperty({ example: false, description: 'true for a nameless card: userId, embossedName and user absent' })
+  @ApiProperty({
+    example: false,
+    description: 'true for a nameless card: userId, embossedName and user absent',
+  })
   @IsBoolean()
   nameless!: boolean;
 
-  @ApiPropertyOptional({ maxLength: MAX_TEXT, example: 'IVAN PETROV', description: 'Uppercase Latin letters and whitespace; with userId' })
+  @ApiPropertyOptional({
+    maxLength: MAX_TEXT,
+    example: 'IVAN PETROV',
+    description: 'Uppercase Latin letters and whitespace; with userId',
+  })
   @IsOptional()
   @IsEmbossedName()
   @MaxLength(MAX_TEXT)
@@ -53,7 +63,10 @@ export class SmsNotificationsDto {
   @IsPhone()
   phoneNumber?: string;
 
-  @ApiPropertyOptional({ example: 'X1A2B3', description: "The phone number is taken from that user's profile" })
+  @ApiPropertyOptional({
+    example: 'X1A2B3',
+    description: "The phone number is taken from that user's profile",
+  })
   @IsOptional()
   @IsUserId()
   userId?: string;
@@ -108,7 +121,10 @@ export class RecipientUserDto {
 
 /** Exactly one of userId (existing user) and user (new third party). */
 export class RecipientDto {
-  @ApiPropertyOptional({ example: 'X1A2B3', description: 'Existing user: uppercase letter + 5 of A-Z 0-9' })
+  @ApiPropertyOptional({
+    example: 'X1A2B3',
+    description: 'Existing user: uppercase letter + 5 of A-Z 0-9',
+  })
   @IsOptional()
   @IsRecipientUserId()
   userId?: string;
@@ -122,7 +138,10 @@ export class RecipientDto {
 }
 
 export class TimeSlotDto {
-  @ApiProperty({ example: '10:00', description: 'H:mm or HH:mm; the slot lasts exactly 4 hours within 09:00-21:00' })
+  @ApiProperty({
+    example: '10:00',
+    description: 'H:mm or HH:mm; the slot lasts exactly 4 hours within 09:00-21:00',
+  })
   @IsTimeHhMm()
   from!: string;
 
@@ -144,7 +163,10 @@ export class CourierDto {
   @Type(() => RecipientDto)
   recipient!: RecipientDto;
 
-  @ApiProperty({ example: '25-11-2026', description: 'dd-MM-yyyy, from tomorrow to today + 7 days (business time zone)' })
+  @ApiProperty({
+    example: '25-11-2026',
+    description: 'dd-MM-yyyy, from tomorrow to today + 7 days (business time zone)',
+  })
   @IsDdMmYyyy()
   date!: string;
 
@@ -194,7 +216,10 @@ export class CardIssueRequestBodyDto {
   @Type(() => OptionsDto)
   options?: OptionsDto;
 
-  @ApiPropertyOptional({ type: DeliveryDto, description: 'Required for PLASTIC, forbidden for VIRTUAL' })
+  @ApiPropertyOptional({
+    type: DeliveryDto,
+    description: 'Required for PLASTIC, forbidden for VIRTUAL',
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()

@@ -1,6 +1,13 @@
 import { ExamplesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
-const address = { country: 'Россия', region: 'Москва', city: 'Москва', street: 'Тверская', building: '1', apartment: '15' };
+const address = {
+  country: 'Россия',
+  region: 'Москва',
+  city: 'Москва',
+  street: 'Тверская',
+  building: '1',
+  apartment: '15',
+};
 
 const newUser = {
   firstName: 'Мария',
@@ -12,7 +19,13 @@ const newUser = {
   bankruptEntrepreneur: false,
   contactInfo: { phone: '79161234567', email: 'maria.petrova@example.com' },
   embossingName: 'MARIA PETROVA',
-  passportData: { birthDate: '15-03-1990', birthPlace: 'г. Москва', issueDate: '20-03-2010', series: '4510', number: '123456' },
+  passportData: {
+    birthDate: '15-03-1990',
+    birthPlace: 'г. Москва',
+    issueDate: '20-03-2010',
+    series: '4510',
+    number: '123456',
+  },
   actualAddress: address,
   registrationAddress: address,
   account: 'RUR',
@@ -64,7 +77,9 @@ export const CARD_ISSUE_REQUEST_EXAMPLES: ExamplesObject = {
   },
   namelessVirtual: {
     summary: 'Nameless virtual card',
-    value: { request: { cardOwner: 'X1A2B3', formFactor: 'VIRTUAL', cardHolder: { nameless: true } } },
+    value: {
+      request: { cardOwner: 'X1A2B3', formFactor: 'VIRTUAL', cardHolder: { nameless: true } },
+    },
   },
   namelessCourierNewRecipient: {
     summary: 'Nameless plastic card by courier to a new recipient',
@@ -76,7 +91,13 @@ export const CARD_ISSUE_REQUEST_EXAMPLES: ExamplesObject = {
         delivery: {
           courier: {
             address,
-            recipient: { user: { firstName: 'Олег', lastName: 'Сидоров', contactInfo: { phone: '79031112233' } } },
+            recipient: {
+              user: {
+                firstName: 'Олег',
+                lastName: 'Сидоров',
+                contactInfo: { phone: '79031112233' },
+              },
+            },
             date: '26-11-2026',
             timeSlot: { from: '9:00', to: '13:00' },
           },

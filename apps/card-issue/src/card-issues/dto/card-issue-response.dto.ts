@@ -1,6 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
-import { CARD_ISSUE_STATUSES, CardIssueStatus, FORM_FACTORS, FormFactor, StatusSource } from '../card-issue-status';
+import {
+  CARD_ISSUE_STATUSES,
+  CardIssueStatus,
+  FORM_FACTORS,
+  FormFactor,
+  StatusSource,
+} from '../card-issue-status';
 
 /** CardIssueResponse (card-issue spec 2.3). */
 export class CardIssueResponseDto {
@@ -10,10 +16,18 @@ export class CardIssueResponseDto {
   @ApiProperty({ enum: CARD_ISSUE_STATUSES, example: 'CREATED' })
   status!: CardIssueStatus;
 
-  @ApiProperty({ example: 'STSCI01', description: 'STSCI01 CREATED, 02 PROCESSING, 03 READY, 04 PLASTIC_READY, 05 FAILED' })
+  @ApiProperty({
+    example: 'STSCI01',
+    description: 'STSCI01 CREATED, 02 PROCESSING, 03 READY, 04 PLASTIC_READY, 05 FAILED',
+  })
   statusCode!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'Why the request failed; null otherwise' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Why the request failed; null otherwise',
+  })
   failureReason!: string | null;
 }
 
@@ -24,7 +38,10 @@ export class StatusChangeDto {
   @ApiProperty({ example: 'STSCI01' })
   statusCode!: string;
 
-  @ApiProperty({ example: '2026-11-23T15:04:05.123', description: 'Local date-time of the business time zone' })
+  @ApiProperty({
+    example: '2026-11-23T15:04:05.123',
+    description: 'Local date-time of the business time zone',
+  })
   at!: string;
 
   @ApiProperty({ enum: ['api', 'scheduler'] })
@@ -42,7 +59,8 @@ export class CardIssueRecordDto extends CardIssueResponseDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'cardHolder as requested; for a third party also userId, the id the user service gave the new user',
+    description:
+      'cardHolder as requested; for a third party also userId, the id the user service gave the new user',
   })
   cardHolder!: Record<string, unknown>;
 
@@ -52,13 +70,19 @@ export class CardIssueRecordDto extends CardIssueResponseDto {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   delivery!: Record<string, unknown> | null;
 
-  @ApiProperty({ example: '2026-11-23T15:04:05.123', description: 'Local date-time of the business time zone' })
+  @ApiProperty({
+    example: '2026-11-23T15:04:05.123',
+    description: 'Local date-time of the business time zone',
+  })
   createdAt!: string;
 
   @ApiProperty({ example: '2026-11-23T15:04:05.123' })
   updatedAt!: string;
 
-  @ApiProperty({ type: [StatusChangeDto], description: 'Every status the request took, oldest first' })
+  @ApiProperty({
+    type: [StatusChangeDto],
+    description: 'Every status the request took, oldest first',
+  })
   history!: StatusChangeDto[];
 }
 

@@ -100,7 +100,11 @@ export class NewUserDto {
   @Type(() => ContactInfoDto)
   contactInfo!: ContactInfoDto;
 
-  @ApiProperty({ maxLength: MAX_TEXT, example: 'IVAN PETROV', description: 'Uppercase Latin letters and whitespace' })
+  @ApiProperty({
+    maxLength: MAX_TEXT,
+    example: 'IVAN PETROV',
+    description: 'Uppercase Latin letters and whitespace',
+  })
   @IsEmbossedName()
   @MaxLength(MAX_TEXT)
   embossingName!: string;
@@ -127,9 +131,15 @@ export class NewUserDto {
   @IsIn(['RUR', 'USD', 'EUR'])
   account!: 'RUR' | 'USD' | 'EUR';
 
-  @ApiProperty({ maxLength: 20, example: 'M_0001', description: 'Uppercase letter, underscore, 4 of A-Z 0-9' })
+  @ApiProperty({
+    maxLength: 20,
+    example: 'M_0001',
+    description: 'Uppercase letter, underscore, 4 of A-Z 0-9',
+  })
   @IsString()
   @MaxLength(20)
-  @Matches(USER_MANAGER_PIN_PATTERN, { message: 'must be an uppercase letter, an underscore and 4 characters A-Z or 0-9' })
+  @Matches(USER_MANAGER_PIN_PATTERN, {
+    message: 'must be an uppercase letter, an underscore and 4 characters A-Z or 0-9',
+  })
   managerPin!: string;
 }
