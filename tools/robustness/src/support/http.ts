@@ -56,7 +56,8 @@ export function sendRaw(
       socket.destroy();
       reject(new Error(`no complete response within ${timeoutMs} ms`));
     }, timeoutMs);
-    socket.on('connect', () => socket.end(raw));
+    // write, not end: a half-closed socket makes Node drop a response still being computed.
+    socket.on('connect', () => socket.write(raw));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', (error) => {
       // The server may close after answering while we are still writing (e.g. 413).
