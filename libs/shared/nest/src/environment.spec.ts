@@ -41,6 +41,10 @@ describe('validateEnvironment', () => {
     );
   });
 
+  it('shows the value as given', () => {
+    expect(() => validateEnvironment(Env, { PORT: 'eighty' })).toThrow(/PORT="eighty"/);
+  });
+
   it('names every bad variable at once', () => {
     expect(() => validateEnvironment(Env, { PORT: 'x', LOG_LEVEL: 'y' })).toThrow(
       /PORT=[\s\S]*LOG_LEVEL=/,

@@ -100,9 +100,10 @@ export function validateEnvironment<T extends BaseEnvironment>(
 ): T {
   const env = plainToInstance(cls, raw, { exposeDefaultValues: true });
   const errors = validateSync(env, { whitelist: false, skipMissingProperties: false });
+  // Each problem shows the value as given: the converted one may be NaN or null.
   const problems = errors.map(
     (e) =>
-      `${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+      `${e.property}=${JSON.stringify(raw[e.property])}: ${Object.values(e.constraints ?? {}).join('; ')}`,
   );
   if (!DateTime.now().setZone(env.BUSINESS_TIME_ZONE).isValid) {
     problems.push(
