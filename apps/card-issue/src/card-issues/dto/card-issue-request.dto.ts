@@ -20,8 +20,7 @@ import {
   IsUserId,
 } from '@bank/shared/validation';
 import { FORM_FACTORS, FormFactor } from '../card-issue-status';
-import { AddressDto, MAX_TEXT } from './address.dto';
-import { NewUserDto } from './new-user.dto';
+import { AddressDto, CreateUserDto, MAX_TEXT } from '../../contracts/user.dto';
 
 export class CardHolderDto {
   @ApiPropertyOptional({
@@ -49,12 +48,15 @@ export class CardHolderDto {
   @MaxLength(MAX_TEXT)
   embossedName?: string;
 
-  @ApiPropertyOptional({ type: NewUserDto, description: 'A new user (card for a third party)' })
+  @ApiPropertyOptional({
+    type: CreateUserDto,
+    description: 'A new user (card for a third party), the User object of spec 2.2',
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => NewUserDto)
-  user?: NewUserDto;
+  @Type(() => CreateUserDto)
+  user?: CreateUserDto;
 }
 
 export class SmsNotificationsDto {

@@ -15,7 +15,7 @@ import {
 import { CardIssueErrorBody } from '@bank/shared/errors';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
 import { USER_SERVICE_TAG } from '../downstream-openapi';
-import { CreateUserDto } from './dto/create-user.dto';
+import { CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { UsersService } from './users.service';
 

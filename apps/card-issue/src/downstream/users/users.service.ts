@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressDto, CreateUserDto } from './dto/create-user.dto';
+import { AddressDto, CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { AddressColumns, UserEntity } from './entities/user.entity';
 import { UsersRepository } from './users.repository';

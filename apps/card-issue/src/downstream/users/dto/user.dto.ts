@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CreateUserDto } from './create-user.dto';
+import { CreateUserDto } from '../../../contracts/user.dto';
 
 /** A stored user: the User object of spec 2.2 plus the id the service gave it. */
 export class UserDto extends CreateUserDto {
