@@ -8,3 +8,4 @@ export * from './health.controller';
 export * from './health.module';
 export * from './core.module';
 export * from './configure';
+export * from './run-service';
