@@ -374,73 +374,81 @@ export interface components {
              * @example 79161234567
              */
             phone: string;
-            /** @example ivan.petrov@example.com */
+            /**
+             * Format: email
+             * @example ivan.petrov@example.com
+             */
             email: string;
         };
         PassportDataDto: {
             /**
-             * @description dd-MM-yyyy
+             * @description Real date in layout dd-MM-yyyy
              * @example 15-03-1990
              */
             birthDate: string;
-            /** @example г. Москва */
+            /** @example Moscow */
             birthPlace: string;
             /**
-             * @description dd-MM-yyyy
-             * @example 20-03-2010
+             * @description Real date in layout dd-MM-yyyy
+             * @example 20-04-2010
              */
             issueDate: string;
-            /**
-             * @description Exactly 4 digits
-             * @example 4510
-             */
+            /** @example 4510 */
             series: string;
-            /**
-             * @description Exactly 6 digits
-             * @example 123456
-             */
+            /** @example 123456 */
             number: string;
         };
         AddressDto: {
-            /** @example Россия */
+            /** @example Russia */
             country: string;
-            /** @example Москва */
+            /** @example Moscow region */
             region: string;
-            /** @example Москва */
+            /** @example Moscow */
             city: string;
-            /** @example Тверская */
+            /** @example Tverskaya */
             street: string;
             /** @example 1 */
             building: string;
-            /** @example 15 */
+            /** @example 12 */
             apartment?: string;
         };
-        NewUserDto: {
-            /** @example Иван */
+        CreateUserDto: {
+            /** @example Ivan */
             firstName: string;
-            /** @example Иванович */
+            /** @example Ivanovich */
             middleName?: string;
-            /** @example Петров */
+            /** @example Petrov */
             lastName: string;
-            /** @enum {string} */
+            /**
+             * @example MALE
+             * @enum {string}
+             */
             gender: "MALE" | "FEMALE";
-            /** @enum {string} */
+            /**
+             * @example FL
+             * @enum {string}
+             */
             clientType: "UP" | "FL" | "IP";
+            /** @example false */
             bankruptIndividual: boolean;
+            /** @example false */
             bankruptEntrepreneur: boolean;
             contactInfo: components["schemas"]["ContactInfoDto"];
             /**
-             * @description Uppercase Latin letters and whitespace
+             * @description Uppercase Latin letters and whitespace only
              * @example IVAN PETROV
              */
             embossingName: string;
             passportData: components["schemas"]["PassportDataDto"];
             actualAddress: components["schemas"]["AddressDto"];
             registrationAddress: components["schemas"]["AddressDto"];
-            /** @enum {string} */
+            /**
+             * @example RUR
+             * @enum {string}
+             */
             account: "RUR" | "USD" | "EUR";
             /**
-             * @description Uppercase letter, underscore, 4 of A-Z 0-9
+             * @description One uppercase letter, underscore, 4 characters from A-Z and 0-9
              * @example M_0001
              */
             managerPin: string;
@@ -461,8 +469,8 @@ export interface components {
              * @example IVAN PETROV
              */
             embossedName?: string;
-            /** @description A new user (card for a third party) */
-            user?: components["schemas"]["NewUserDto"];
+            /** @description A new user (card for a third party), the User object of spec 2.2 */
+            user?: components["schemas"]["CreateUserDto"];
         };
         SmsNotificationsDto: {
             /**
@@ -659,47 +667,6 @@ export interface components {
              * @enum {string}
              */
             status: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED";
-        };
-        CreateUserDto: {
-            /** @example Ivan */
-            firstName: string;
-            /** @example Ivanovich */
-            middleName?: string;
-            /** @example Petrov */
-            lastName: string;
-            /**
-             * @example MALE
-             * @enum {string}
-             */
-            gender: "MALE" | "FEMALE";
-            /**
-             * @example FL
-             * @enum {string}
-             */
-            clientType: "UP" | "FL" | "IP";
-            /** @example false */
-            bankruptIndividual: boolean;
-            /** @example false */
-            bankruptEntrepreneur: boolean;
-            contactInfo: components["schemas"]["ContactInfoDto"];
-            /**
-             * @description Uppercase Latin letters and whitespace only
-             * @example IVAN PETROV
-             */
-            embossingName: string;
-            passportData: components["schemas"]["PassportDataDto"];
-            actualAddress: components["schemas"]["AddressDto"];
-            registrationAddress: components["schemas"]["AddressDto"];
-            /**
-             * @example RUR
-             * @enum {string}
-             */
-            account: "RUR" | "USD" | "EUR";
-            /**
-             * @description One uppercase letter, underscore, 4 characters from A-Z and 0-9
-             * @example M_0001
-             */
-            managerPin: string;
         };
         UserDto: {
             /** @example Ivan */
