@@ -136,3 +136,6 @@ export async function registrationRowCounts(ds: DataSource): Promise<string> {
   )) as Record<string, string>[];
   return JSON.stringify(row);
 }
+
+export { CardIssuesRepository } from '../../../../apps/card-issue/src/card-issues/card-issues.repository';
+export { StatusMovesService } from '../../../../apps/card-issue/src/card-issues/status-moves.service';

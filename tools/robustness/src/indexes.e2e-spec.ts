@@ -1,0 +1,109 @@
+import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
+import {
+  CardIssuesRepository,
+  RunningService,
+  StatusMovesService,
+  startCardIssue,
+} from './support/services';
+
+const ROWS = 40_000;
+
+interface Captured {
+  sql: string;
+  params: unknown[];
+}
+
+/** Runs work and returns the SQL statements it sent, exactly as the repository built them. */
+async function capture(ds: DataSource, work: () => Promise<unknown>): Promise<Captured[]> {
+  const captured: Captured[] = [];
+  const original = ds.logger;
+  const spy: TypeOrmLogger = {
+    logQuery: (sql, params) => void captured.push({ sql, params: params ?? [] }),
+    logQueryError: () => undefined,
+    logQuerySlow: () => undefined,
+    logSchemaBuild: () => undefined,
+    logMigration: () => undefined,
+    log: () => undefined,
+  };
+  Object.assign(ds, { logger: spy });
+  try {
+    await work();
+  } finally {
+    Object.assign(ds, { logger: original });
+  }
+  return captured.filter((c) => !/^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK)/i.test(c.sql));
+}
+
+async function plan(ds: DataSource, statement: Captured): Promise<string> {
+  const rows = (await ds.query(`EXPLAIN ${statement.sql}`, statement.params)) as {
+    'QUERY PLAN': string;
+  }[];
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+/**
+ * The two queries whose cost must follow the result, not the table: GET by client and the
+ * scheduler's claim of due requests. With 40,000 stored requests (most of them in a final
+ * status) and fresh statistics, their plans read the indexes, never the whole table.
+ */
+describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
+  let s: RunningService;
+
+  beforeAll(async () => {
+    s = await startCardIssue('robust_indexes', {
+      SCHEDULER_CREATED_DELAY_MS: '0',
+      SCHEDULER_PROCESSING_DELAY_MS: '0',
+    });
+    await s.ds.query(
+      `INSERT INTO card_issue_requests (request_id, status, card_owner, holder_user_id, form_factor, card_holder,
+                                        status_sequence, created_at, updated_at)
+       SELECT 'RCARDB01012026' || lpad(i::text, 6, '0'),
+              CASE WHEN i % 20 = 0 THEN 'CREATED' WHEN i % 20 = 1 THEN 'PROCESSING'
+                   WHEN i % 2 = 0 THEN 'READY' ELSE 'PLASTIC_READY' END,
+              'X' || lpad((i % 4000)::text, 5, '0'),
+              CASE WHEN i % 3 = 0 THEN 'Y' || lpad((i % 4000)::text, 5, '0') ELSE 'X' || lpad((i % 4000)::text, 5, '0') END,
+              CASE WHEN i % 2 = 0 THEN 'VIRTUAL' ELSE 'PLASTIC' END,
+              '{"nameless": false}'::jsonb, 1,
+              now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval
+         FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await s.ds.query(
+      `INSERT INTO card_issue_status_history (request_id, status, source, at)
+       SELECT request_id, status, 'api', created_at FROM card_issue_requests`,
+    );
+    await s.ds.query('ANALYZE');
+  }, 180_000);
+
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('GET by client reads the owner and holder indexes and the history index', async () => {
+    const repository = s.app.get(CardIssuesRepository);
+    let found = 0;
+    const statements = await capture(s.ds, async () => {
+      found = (await repository.findByClient('X00042', 100, 0)).length;
+    });
+    expect(found).toBeGreaterThan(0);
+    expect(statements).toHaveLength(2); // the page, then the history of its requests
+    const [page, history] = [await plan(s.ds, statements[0]), await plan(s.ds, statements[1])];
+    expect(page).toContain('ix_card_issue_requests_owner');
+    expect(page).toContain('ix_card_issue_requests_holder');
+    expect(page).not.toMatch(/Seq Scan on card_issue_requests/);
+    expect(history).toMatch(/ix_card_issue_status_history_request|card_issue_status_history_pkey/);
+    expect(history).not.toMatch(/Seq Scan on card_issue_status_history/);
+  });
+
+  it("the scheduler's claim of due requests reads the status index", async () => {
+    const moves = s.app.get(StatusMovesService);
+    let moved = 0;
+    const statements = await capture(s.ds, async () => {
+      moved = await moves.moveBatch(50);
+    });
+    expect(moved).toBe(50);
+    expect(statements).toHaveLength(1);
+    const claim = await plan(s.ds, statements[0]);
+    expect(claim).toContain('ix_card_issue_requests_status');
+    expect(claim).not.toMatch(/Seq Scan on card_issue_requests/);
+  });
+});
