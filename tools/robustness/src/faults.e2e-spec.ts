@@ -210,10 +210,10 @@ describe('faults: the branch service hangs', () => {
       const health = await sendJson(`${s.url}/api/health`, 'GET', undefined);
       expect(health.body).toMatchObject({ status: 'UP' });
       // Every acknowledged write is there.
-      const [{ n }] = (await s.ds.query(
+      const [{ n }] = await s.ds.query<{ n: number }[]>(
         'SELECT count(*)::int AS n FROM card_issue_requests WHERE request_id = ANY($1)',
         [acknowledged],
-      )) as { n: number }[];
+      );
       expect(n).toBe(acknowledged.length);
     }, 90_000);
   },

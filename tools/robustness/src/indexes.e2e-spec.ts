@@ -35,9 +35,11 @@ async function capture(ds: DataSource, work: () => Promise<unknown>): Promise<Ca
 }
 
 async function plan(ds: DataSource, statement: Captured): Promise<string> {
-  const rows = (await ds.query(`EXPLAIN ${statement.sql}`, statement.params)) as {
-    'QUERY PLAN': string;
-  }[];
+  const rows = await ds.query<
+    {
+      'QUERY PLAN': string;
+    }[]
+  >(`EXPLAIN ${statement.sql}`, statement.params);
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 

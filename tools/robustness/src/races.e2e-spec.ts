@@ -39,10 +39,10 @@ describe('races: card-issue', () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array<number>(PARALLEL - 1).fill(409)]);
     for (const r of results.filter((x) => x.status === 409)) assertClientError(r, 'card-issue');
-    const [{ n }] = (await s.ds.query(
+    const [{ n }] = await s.ds.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM user_service.users WHERE passport_series = $1 AND passport_number = $2`,
       [passport.series, passport.number],
-    )) as { n: number }[];
+    );
     expect(n).toBe(1);
   });
 
@@ -196,21 +196,23 @@ describe('races: PATCH against the scheduler', () => {
     await sleep(1_000);
     expect(patches).toBeGreaterThan(50);
 
-    const rows = (await s.ds.query(
+    const rows = await s.ds.query<
+      {
+        id: string;
+        status: string;
+        seq: number;
+        formFactor: string;
+        history: { status: string; source: string }[];
+        outbox: number;
+      }[]
+    >(
       `SELECT r.request_id AS id, r.status, r.status_sequence AS seq, r.form_factor AS "formFactor",
               (SELECT json_agg(json_build_object('status', h.status, 'source', h.source) ORDER BY h.id)
                  FROM card_issue_status_history h WHERE h.request_id = r.request_id) AS history,
               (SELECT count(*)::int FROM outbox_messages o WHERE o.request_id = r.request_id) AS outbox
          FROM card_issue_requests r WHERE r.request_id = ANY($1)`,
       [ids.map((x) => x.id)],
-    )) as {
-      id: string;
-      status: string;
-      seq: number;
-      formFactor: string;
-      history: { status: string; source: string }[];
-      outbox: number;
-    }[];
+    );
     expect(rows).toHaveLength(ids.length);
     let schedulerMoves = 0;
     for (const row of rows) {
@@ -244,6 +246,6 @@ describe('races: PATCH against the scheduler', () => {
 });
 
 async function count(s: RunningService, table: string): Promise<number> {
-  const [{ n }] = (await s.ds.query(`SELECT count(*)::int AS n FROM ${table}`)) as { n: number }[];
+  const [{ n }] = await s.ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table}`);
   return n;
 }

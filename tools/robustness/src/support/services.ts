@@ -112,7 +112,7 @@ export function startRegistration(
 
 /** Row counts of every table a write may touch, as one comparable string. */
 export async function cardIssueRowCounts(ds: DataSource): Promise<string> {
-  const [row] = (await ds.query(
+  const [row] = await ds.query<Record<string, string>[]>(
     `SELECT (SELECT count(*) FROM card_issue_requests) AS requests,
             (SELECT count(*) FROM card_issue_status_history) AS history,
             (SELECT count(*) FROM card_issue_idempotency_keys) AS keys,
@@ -123,17 +123,17 @@ export async function cardIssueRowCounts(ds: DataSource): Promise<string> {
                FROM operation_service.operations) AS operation_states,
             (SELECT md5(coalesce(string_agg(request_id || status || status_sequence, ',' ORDER BY request_id), ''))
                FROM card_issue_requests) AS request_states`,
-  )) as Record<string, string>[];
+  );
   return JSON.stringify(row);
 }
 
 export async function registrationRowCounts(ds: DataSource): Promise<string> {
-  const [row] = (await ds.query(
+  const [row] = await ds.query<Record<string, string>[]>(
     `SELECT count(*) AS clients,
             md5(coalesce(string_agg(concat_ws('|', id, passport_series, passport_number, passport_issue_date,
                                               birth_date, birth_place, actualized_at), ',' ORDER BY id), '')) AS state
        FROM clients`,
-  )) as Record<string, string>[];
+  );
   return JSON.stringify(row);
 }
 
