@@ -48,7 +48,8 @@ export class OperationsService {
 
   /** Applies the status unless its sequence is stale; either way answers with the stored operation. */
   async updateStatus(id: string, input: UpdateOperationStatusDto): Promise<OperationDto> {
-    await this.repository.updateStatus(id, input.status, input.sequence);
+    // null passes @IsOptional: it means "no sequence", like an absent one (not the text 'null').
+    await this.repository.updateStatus(id, input.status, input.sequence ?? undefined);
     return this.get(id);
   }
 }
