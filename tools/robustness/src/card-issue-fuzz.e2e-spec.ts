@@ -175,6 +175,18 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
     FUZZ_TIMEOUT_MS,
   );
 
+  // Found by this fuzzer on PostgreSQL: a null sequence was stored as the text 'null' (500).
+  it('PATCH /operation-api/api/v1/operations/{id}/status with "sequence": null applies the status', async () => {
+    const res = await sendJson(
+      `${s.url}/operation-api/api/v1/operations/${operationId}/status`,
+      'PATCH',
+      { status: 'READY', sequence: null },
+      secret,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'READY' });
+  });
+
   it(
     'PATCH /operation-api/api/v1/operations/{id}/status',
     async () => {
