@@ -1,0 +1,246 @@
+/**
+ * The physical limit for each benchmark scenario: node:http + pg doing the same database work
+ * as the service (the same SELECTs, the same INSERT statement), without any framework,
+ * validation, logging, DTO mapping or downstream HTTP hop. Run as its own process:
+ *
+ *   DATABASE_URL=... PORT=... node -r @swc-node/register tools/bench/src/baseline-server.ts
+ *
+ * The SQL mirrors apps/card-issue/src/card-issues/card-issues.repository.ts (insert, findById,
+ * findByClient), the user service's findOneBy, and client-registration's manager lookup,
+ * client insert and findOneBy.
+ */
+import { randomInt } from 'node:crypto';
+import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+import { Pool } from 'pg';
+
+const pool = new Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_SIZE ?? 10),
+});
+
+const INSERT_CARD_ISSUE = `WITH req AS (
+   INSERT INTO card_issue_requests (request_id, status, failure_reason, card_owner, holder_user_id, form_factor,
+                                    card_holder, options, delivery, status_sequence, created_at, updated_at)
+   VALUES ('RCARDB' || $1::text || lpad(card_issue_next_request_number($1::text)::text, 6, '0'),
+           $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::jsonb, 1, $10::timestamptz, $10::timestamptz)
+   RETURNING request_id
+ ), history AS (
+   INSERT INTO card_issue_status_history (request_id, status, source, at)
+   SELECT request_id, $2::text, 'api', $10::timestamptz FROM req
+ ), outbox AS (
+   INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
+   SELECT request_id, 'operation.create',
+          jsonb_build_object('requestId', request_id, 'cardOwner', $4::text, 'holderUserId', $5::text,
+                             'formFactor', $6::text, 'status', $2::text, 'sequence', 1),
+          now(), now()
+   FROM req
+ ), idempotency AS (
+   UPDATE card_issue_idempotency_keys k
+   SET response = jsonb_build_object('requestId', req.request_id, 'status', $2::text,
+                                     'statusCode', $12::text, 'failureReason', $3::text)
+   FROM req WHERE k.key = $11::text
+ )
+ SELECT request_id AS "requestId" FROM req`;
+
+const SELECT_REQUEST = `SELECT * FROM card_issue_requests WHERE request_id = $1 LIMIT 1`;
+const SELECT_HISTORY = `SELECT * FROM card_issue_status_history WHERE request_id = ANY($1) ORDER BY request_id, id`;
+const SELECT_BY_CLIENT = `SELECT * FROM card_issue_requests r WHERE r.request_id IN (
+   SELECT request_id FROM (
+     (SELECT request_id, created_at FROM card_issue_requests WHERE card_owner = $1
+      ORDER BY created_at DESC, request_id DESC LIMIT $2)
+     UNION
+     (SELECT request_id, created_at FROM card_issue_requests WHERE holder_user_id = $1
+      ORDER BY created_at DESC, request_id DESC LIMIT $2)
+     ORDER BY created_at DESC, request_id DESC LIMIT $3 OFFSET $4
+   ) page)
+ ORDER BY r.created_at DESC, r.request_id DESC`;
+
+const INSERT_CLIENT = `INSERT INTO clients (last_name, first_name, middle_name, gender, client_type, bankrupt_individual,
+   bankrupt_entrepreneur, embossing_name, phone, email, birth_date, birth_place, passport_issue_date, passport_series,
+   passport_number, actual_country, actual_region, actual_city, actual_street, actual_building, actual_apartment,
+   registration_country, registration_region, registration_city, registration_street, registration_building,
+   registration_apartment, manager_pin, account_number, account_currency, accounting_mode, registered_at, actualized_at)
+ VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31,$32,$32)
+ RETURNING id`;
+
+const CURRENCY_CODES: Record<string, string> = { RUR: '810', USD: '840', EUR: '978' };
+
+/** ddMMyyyy of the business day in Moscow (UTC+3, no DST). */
+function businessDay(now: Date): string {
+  const moscow = new Date(now.getTime() + 3 * 3_600_000);
+  const dd = String(moscow.getUTCDate()).padStart(2, '0');
+  const mm = String(moscow.getUTCMonth() + 1).padStart(2, '0');
+  return `${dd}${mm}${moscow.getUTCFullYear()}`;
+}
+
+/** dd-MM-yyyy -> yyyy-MM-dd */
+const isoDate = (ddmmyyyy: string) => ddmmyyyy.split('-').reverse().join('-');
+
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+type Json = Record<string, unknown>;
+
+async function createCardIssue(body: Json): Promise<[number, unknown]> {
+  const request = body.request as Json;
+  const holder = request.cardHolder as Json;
+  // The service looks the user up in the user service (same SELECT there).
+  const users = [
+    ...new Set(
+      [request.cardOwner, holder.userId].filter((x): x is string => typeof x === 'string'),
+    ),
+  ];
+  const found = await Promise.all(
+    users.map((id) => pool.query('SELECT * FROM user_service.users WHERE id = $1 LIMIT 1', [id])),
+  );
+  const missing = users.find((_, i) => found[i].rowCount === 0);
+  const status = missing ? 'FAILED' : 'CREATED';
+  const failureReason = missing ? `User ${missing} does not exist` : null;
+  const now = new Date();
+  const { rows } = await pool.query<{ requestId: string }>(INSERT_CARD_ISSUE, [
+    businessDay(now),
+    status,
+    failureReason,
+    request.cardOwner,
+    holder.userId ?? null,
+    request.formFactor,
+    JSON.stringify(holder),
+    request.options ? JSON.stringify(request.options) : null,
+    request.delivery ? JSON.stringify(request.delivery) : null,
+    now,
+    null,
+    status === 'CREATED' ? 'STSCI01' : 'STSCI05',
+  ]);
+  return [
+    201,
+    {
+      requestId: rows[0].requestId,
+      status,
+      statusCode: status === 'CREATED' ? 'STSCI01' : 'STSCI05',
+      failureReason,
+    },
+  ];
+}
+
+async function withHistory(requests: Json[]): Promise<Json[]> {
+  if (!requests.length) return [];
+  const { rows } = await pool.query<Json>(SELECT_HISTORY, [requests.map((r) => r.request_id)]);
+  return requests.map((r) => ({
+    ...r,
+    history: rows.filter((h) => h.request_id === r.request_id),
+  }));
+}
+
+async function registerClient(body: Json): Promise<[number, unknown]> {
+  const manager = await pool.query('SELECT * FROM managers WHERE pin = $1 LIMIT 1', [
+    body.managerPin,
+  ]);
+  if (!manager.rowCount) return [400, { error: 'manager' }];
+  const p = body.passportData as Json;
+  const contact = body.contactInfo as Json;
+  const a = body.actualAddress as Json;
+  const r = body.registrationAddress as Json;
+  const accountNumber = `40702${CURRENCY_CODES[body.account as string]}${String(randomInt(0, 1e12)).padStart(12, '0')}`;
+  const now = new Date();
+  const { rows } = await pool.query<{ id: string }>(INSERT_CLIENT, [
+    body.lastName,
+    body.firstName,
+    body.middleName ?? null,
+    body.gender,
+    body.clientType,
+    body.bankruptIndividual,
+    body.bankruptEntrepreneur,
+    body.embossingName,
+    contact.phone,
+    contact.email,
+    isoDate(p.birthDate as string),
+    p.birthPlace,
+    isoDate(p.issueDate as string),
+    p.series,
+    p.number,
+    a.country,
+    a.region,
+    a.city,
+    a.street,
+    a.building,
+    a.apartment ?? null,
+    r.country,
+    r.region,
+    r.city,
+    r.street,
+    r.building,
+    r.apartment ?? null,
+    body.managerPin,
+    accountNumber,
+    body.account,
+    100,
+    now,
+  ]);
+  return [
+    201,
+    {
+      id: rows[0].id,
+      ...body,
+      account: { accountNumber, currency: body.account, accountingMode: 100 },
+    },
+  ];
+}
+
+async function route(req: IncomingMessage): Promise<[number, unknown]> {
+  const url = req.url ?? '/';
+  let m: RegExpExecArray | null;
+  if (req.method === 'POST' && url === '/api/v1/card-issue')
+    return createCardIssue((await readBody(req)) as Json);
+  if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/client\/([A-Z0-9]{6})$/.exec(url))) {
+    const { rows } = await pool.query<Json>(SELECT_BY_CLIENT, [m[1], 100, 100, 0]);
+    return [200, await withHistory(rows)];
+  }
+  if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/(RCARDB\d{14})$/.exec(url))) {
+    const { rows } = await pool.query<Json>(SELECT_REQUEST, [m[1]]);
+    if (!rows.length) return [404, { error: 'not found' }];
+    return [200, (await withHistory(rows))[0]];
+  }
+  if (req.method === 'POST' && url === '/api/clients')
+    return registerClient((await readBody(req)) as Json);
+  if (req.method === 'GET' && (m = /^\/api\/clients\/([0-9a-f-]{36})$/.exec(url))) {
+    const { rows } = await pool.query<Json>('SELECT * FROM clients WHERE id = $1 LIMIT 1', [m[1]]);
+    return rows.length ? [200, rows[0]] : [404, { error: 'not found' }];
+  }
+  if (url === '/api/health') return [200, { status: 'UP' }];
+  return [404, { error: 'no route' }];
+}
+
+const server = createServer((req, res) => {
+  route(req).then(
+    ([status, body]) => send(res, status, body),
+    (error: unknown) =>
+      send(res, 500, { error: error instanceof Error ? error.message : String(error) }),
+  );
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => {
+  server.close();
+  void pool.end().then(() => process.exit(0));
+});
