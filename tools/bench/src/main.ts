@@ -783,7 +783,7 @@ async function main(): Promise<void> {
   const profile: ProfileSummary | null = profileFile
     ? analyzeProfile(join(profDir, profileFile))
     : null;
-  if (profile) console.log(`\n${profile.table}\n`);
+  if (profile) console.log(`\n${profile.table}\n\n${profile.topFunctions}\n`);
 
   log(`scheduler: ${SCHEDULER_ROWS} CREATED requests to their final status`);
   const schedDb = await createDatabase('sched');
@@ -853,7 +853,7 @@ async function main(): Promise<void> {
       '## Where the card-issue POST spends its CPU',
       '',
       profile
-        ? `\`node --cpu-prof\` of the card-issue process during ${8} s of POST /api/v1/card-issue (VIRTUAL) at 50 connections; self time by stage:\n\n${profile.table}\n\nDominant stage: **${profile.dominant}**.`
+        ? `\`node --cpu-prof\` of the card-issue process during ${8} s of POST /api/v1/card-issue (VIRTUAL) at 50 connections; self time by stage:\n\n${profile.table}\n\nDominant stage: **${profile.dominant}**.\n\nHeaviest functions:\n\n${profile.topFunctions}`
         : 'No profile was written.',
       '',
       '## Scheduler',

@@ -15,6 +15,7 @@ interface CpuProfile {
 
 export interface ProfileSummary {
   table: string;
+  topFunctions: string;
   /** The stage with the most CPU time, idle excluded. */
   dominant: string;
 }
@@ -75,13 +76,34 @@ export function analyzeProfile(file: string): ProfileSummary {
   profile.samples.forEach((id, i) =>
     selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
   );
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  const GENERIC = /^(Node\.js|V8 \/ native|native)/;
+  /** Node internals and native frames count for the library or app code that called them. */
+  const attributed = (node: ProfileNode): string => {
+    const own = stageOf(node);
+    if (!GENERIC.test(own)) return own;
+    for (let id = parent.get(node.id); id !== undefined; id = parent.get(id)) {
+      const caller = byId.get(id);
+      const stage = caller ? stageOf(caller) : 'other';
+      if (!GENERIC.test(stage) && stage !== 'other') return stage;
+    }
+    return own.startsWith('native') ? 'V8 / native (program)' : own;
+  };
   const stages = new Map<string, number>();
+  const functions = new Map<string, number>();
   let total = 0;
   for (const [id, us] of selfUs) {
     const node = byId.get(id);
     if (!node) continue;
-    const stage = stageOf(node).startsWith('native: ') ? 'V8 / native (program)' : stageOf(node);
+    const stage = attributed(node);
     stages.set(stage, (stages.get(stage) ?? 0) + us);
+    const where = node.callFrame.url
+      .replace(/^.*node_modules\//, '')
+      .replace(/^file:\/\/.*\/dist\//, 'dist/');
+    const fn = `${node.callFrame.functionName || '(anonymous)'} ${where}`;
+    if (stage !== 'idle') functions.set(fn, (functions.get(fn) ?? 0) + us);
     total += us;
   }
   const busy = total - (stages.get('idle') ?? 0);
@@ -91,8 +113,24 @@ export function analyzeProfile(file: string): ProfileSummary {
       `| ${stage} | ${(us / 1000).toFixed(0)} | ${stage === 'idle' ? '-' : `${((100 * us) / busy).toFixed(1)} %`} |`,
   );
   const dominant = sorted.find(([stage]) => stage !== 'idle')?.[0] ?? 'unknown';
+  const top = [...functions.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(
+      ([fn, us]) =>
+        `| \`${fn.slice(0, 110)}\` | ${(us / 1000).toFixed(0)} | ${((100 * us) / busy).toFixed(1)} % |`,
+    );
   return {
-    table: ['| stage (self time) | ms | share of busy CPU |', '|---|---|---|', ...rows].join('\n'),
+    table: [
+      '| stage (self time; Node internals and native frames counted for their caller) | ms | share of busy CPU |',
+      '|---|---|---|',
+      ...rows,
+    ].join('\n'),
+    topFunctions: [
+      '| function (self time) | ms | share of busy CPU |',
+      '|---|---|---|',
+      ...top,
+    ].join('\n'),
     dominant,
   };
 }
