@@ -146,6 +146,32 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
     FUZZ_TIMEOUT_MS,
   );
 
+  // KNOWN BUG (reported): free-text address fields of the user service accept NUL and unpaired
+  // surrogates, which PostgreSQL rejects in jsonb: 500 instead of 400. support/fuzz.ts keeps
+  // such text out of the fuzzing until this is fixed (then these flip red: make them plain `it`).
+  it.failing.each([
+    ['an unpaired surrogate', '\ud800'],
+    ['a NUL character', 'a\u0000b'],
+  ])(
+    'POST /user-api/api/v1/users with %s in an address answers 400 (known 500)',
+    async (_name, text) => {
+      const address = {
+        country: 'Russia',
+        region: text,
+        city: 'Moscow',
+        street: 'Tverskaya',
+        building: '1',
+      };
+      const res = await sendJson(
+        `${s.url}/user-api/api/v1/users`,
+        'POST',
+        newUser({ actualAddress: address }),
+        secret,
+      );
+      expect(res.status).toBe(400);
+    },
+  );
+
   it(
     'POST /user-api/api/v1/users',
     async () => {

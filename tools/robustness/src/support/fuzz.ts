@@ -174,28 +174,59 @@ function applyMutation(body: unknown, m: Mutation): unknown {
   return root;
 }
 
+/** NUL and unpaired UTF-16 surrogates: see withoutKnownBadText. */
+const KNOWN_BAD_TEXT =
+  /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * KNOWN BUGS (reported; failing reproductions in the fuzz specs): a NUL character in a free-text
+ * field reaches PostgreSQL (text and jsonb reject it) and an unpaired surrogate reaches a jsonb
+ * column: 500 instead of 400 (user service; client-registration for NUL). Until fixed, string
+ * values are cleaned of both here (object keys keep them: unknown keys never reach the
+ * database), so the fuzzer stays deterministic and keeps looking for new defects.
+ */
+export function withoutKnownBadText(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(KNOWN_BAD_TEXT, '\ufffd');
+  if (Array.isArray(value)) return value.map(withoutKnownBadText);
+  if (value && typeof value === 'object') {
+    const out: Json = {};
+    for (const [k, v] of Object.entries(value)) {
+      Object.defineProperty(out, k, {
+        value: withoutKnownBadText(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  return value;
+}
+
 /**
  * Bodies for one endpoint: mostly one to three mutations of a valid body (wrong types, missing
  * and extra fields, huge and odd strings, numbers at limits, nulls, nested garbage), and some
  * bodies that are garbage from the root.
  */
 export function bodies(valid: () => unknown): fc.Arbitrary<unknown> {
-  return fc.oneof(
-    {
-      arbitrary: fc
-        .array(mutation, { minLength: 1, maxLength: 3 })
-        .map((ms) => ms.reduce(applyMutation, valid())),
-      weight: 6,
-    },
-    { arbitrary: garbage, weight: 2 },
-    {
-      arbitrary: fc
-        .dictionary(key, garbage, { minKeys: 1, maxKeys: 3 })
-        .map((extra) => ({ ...(valid() as Json), ...extra })),
-      weight: 1,
-    },
-    { arbitrary: fc.constant(null).map(() => valid()), weight: 1 },
-  );
+  return fc
+    .oneof(
+      {
+        arbitrary: fc
+          .array(mutation, { minLength: 1, maxLength: 3 })
+          .map((ms) => ms.reduce(applyMutation, valid())),
+        weight: 6,
+      },
+      { arbitrary: garbage, weight: 2 },
+      {
+        arbitrary: fc
+          .dictionary(key, garbage, { minKeys: 1, maxKeys: 3 })
+          .map((extra) => ({ ...(valid() as Json), ...extra })),
+        weight: 1,
+      },
+      { arbitrary: fc.constant(null).map(() => valid()), weight: 1 },
+    )
+    .map(withoutKnownBadText);
 }
 
 export interface FuzzTarget {
