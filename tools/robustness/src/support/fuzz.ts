@@ -176,6 +176,7 @@ function applyMutation(body: unknown, m: Mutation): unknown {
 
 /** NUL and unpaired UTF-16 surrogates: see withoutKnownBadText. */
 const KNOWN_BAD_TEXT =
+  // eslint-disable-next-line no-control-regex -- matching NUL is the point
   /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
