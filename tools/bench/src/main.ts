@@ -778,7 +778,10 @@ async function main(): Promise<void> {
     `--cpu-prof-dir=${profDir}`,
   ]);
   await load(profiled.url, scenarios[0], 50, 8, profiled.proc.pid);
+  const stopping = Date.now();
   await profiled.stop('SIGTERM');
+  const shutdownSeconds = (Date.now() - stopping) / 1000;
+  log(`card-issue stopped ${f1(shutdownSeconds)} s after SIGTERM (right after the load)`);
   const profileFile = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   const profile: ProfileSummary | null = profileFile
     ? analyzeProfile(join(profDir, profileFile))
@@ -853,7 +856,7 @@ async function main(): Promise<void> {
       '## Where the card-issue POST spends its CPU',
       '',
       profile
-        ? `\`node --cpu-prof\` of the card-issue process during ${8} s of POST /api/v1/card-issue (VIRTUAL) at 50 connections; self time by stage:\n\n${profile.table}\n\nDominant stage: **${profile.dominant}**.\n\nHeaviest functions:\n\n${profile.topFunctions}`
+        ? `\`node --cpu-prof\` of the card-issue process during ${8} s of POST /api/v1/card-issue (VIRTUAL) at 50 connections; self time by stage:\n\n${profile.table}\n\nDominant stage: **${profile.dominant}**. (The profile covers the whole process life, start-up and the ${f1(shutdownSeconds)} s graceful shutdown after SIGTERM included; idle time is left out of the shares.)\n\nHeaviest functions:\n\n${profile.topFunctions}`
         : 'No profile was written.',
       '',
       '## Scheduler',
