@@ -771,22 +771,37 @@ async function main(): Promise<void> {
   console.log(`\n${resultsTable(rows)}\n`);
 
   // CPU profile of the card-issue POST (VIRTUAL) at 50 connections.
-  log('profiling POST /api/v1/card-issue with --cpu-prof');
-  const profDir = mkdtempSync(join(tmpdir(), 'bench-prof-'));
-  const profiled = await startCardIssue(cardDb, { DB_MIGRATIONS_RUN: 'false' }, [
-    '--cpu-prof',
-    `--cpu-prof-dir=${profDir}`,
-  ]);
-  await load(profiled.url, scenarios[0], 50, 8, profiled.proc.pid);
-  const stopping = Date.now();
-  await profiled.stop('SIGTERM');
-  const shutdownSeconds = (Date.now() - stopping) / 1000;
-  log(`card-issue stopped ${f1(shutdownSeconds)} s after SIGTERM (right after the load)`);
-  const profileFile = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
-  const profile: ProfileSummary | null = profileFile
-    ? analyzeProfile(join(profDir, profileFile))
-    : null;
-  if (profile) console.log(`\n${profile.table}\n\n${profile.topFunctions}\n`);
+  const profileOf = async (
+    scenario: Scenario,
+  ): Promise<{ profile: ProfileSummary | null; shutdownSeconds: number }> => {
+    log(`profiling ${scenario.name} with --cpu-prof`);
+    const profDir = mkdtempSync(join(tmpdir(), 'bench-prof-'));
+    const profiled = await startCardIssue(cardDb, { DB_MIGRATIONS_RUN: 'false' }, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${profDir}`,
+    ]);
+    await load(profiled.url, scenario, 50, 8, profiled.proc.pid);
+    const stopping = Date.now();
+    await profiled.stop('SIGTERM');
+    const shutdownSeconds = (Date.now() - stopping) / 1000;
+    log(`card-issue stopped ${f1(shutdownSeconds)} s after SIGTERM (right after the load)`);
+    const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+    const profile = file ? analyzeProfile(join(profDir, file)) : null;
+    if (profile) console.log(`\n${profile.table}\n\n${profile.topFunctions}\n`);
+    return { profile, shutdownSeconds };
+  };
+  const postProfile = await profileOf(scenarios[0]);
+  const getProfile = await profileOf(scenarios[2]);
+  const profileSection = (
+    name: string,
+    p: { profile: ProfileSummary | null; shutdownSeconds: number },
+  ): string =>
+    p.profile
+      ? `\`node --cpu-prof\` of the card-issue process during 8 s of ${name} at 50 connections; self time by stage:\n\n${p.profile.table}\n\n` +
+        `Dominant stage: **${p.profile.dominant}**. (The profile covers the whole process life, start-up and the ` +
+        `${f1(p.shutdownSeconds)} s graceful shutdown after SIGTERM included; idle time is left out of the shares.)\n\n` +
+        `Heaviest functions:\n\n${p.profile.topFunctions}`
+      : 'No profile was written.';
 
   log(`scheduler: ${SCHEDULER_ROWS} CREATED requests to their final status`);
   const schedDb = await createDatabase('sched');
@@ -855,9 +870,11 @@ async function main(): Promise<void> {
       '',
       '## Where the card-issue POST spends its CPU',
       '',
-      profile
-        ? `\`node --cpu-prof\` of the card-issue process during ${8} s of POST /api/v1/card-issue (VIRTUAL) at 50 connections; self time by stage:\n\n${profile.table}\n\nDominant stage: **${profile.dominant}**. (The profile covers the whole process life, start-up and the ${f1(shutdownSeconds)} s graceful shutdown after SIGTERM included; idle time is left out of the shares.)\n\nHeaviest functions:\n\n${profile.topFunctions}`
-        : 'No profile was written.',
+      profileSection('POST /api/v1/card-issue (VIRTUAL, self)', postProfile),
+      '',
+      '## Where the card-issue GET by id spends its CPU',
+      '',
+      profileSection('GET /api/v1/card-issue/{id}', getProfile),
       '',
       '## Scheduler',
       '',
