@@ -622,7 +622,8 @@ function writeDoc(content: string): void {
 async function main(): Promise<void> {
   const began = Date.now();
   const pgVersion = await admin(
-    async (c) => (await c.query<{ v: string }>('SHOW server_version')).rows[0].v,
+    async (c) =>
+      (await c.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v,
   ).then((v) => `PostgreSQL ${v}`);
   log(`${pgVersion}, ${cpus().length} cores, node ${process.version}`);
 
