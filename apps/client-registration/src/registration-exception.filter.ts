@@ -13,6 +13,11 @@ const TRANSLATIONS: { pattern: RegExp; russian: string }[] = [
     pattern: /^an unknown value was passed to the validate function$/,
     russian: 'тело запроса должно быть JSON-объектом',
   },
+  {
+    pattern: /^must not contain NUL characters or unpaired UTF-16 surrogates$/,
+    russian: 'не должно содержать символ NUL или непарные суррогаты UTF-16',
+  },
+  { pattern: /^is nested deeper than (\d+) levels$/, russian: 'слишком глубокая вложенность' },
 ];
 
 export function translateFieldMessage(message: string): string {

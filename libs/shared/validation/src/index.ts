@@ -1,3 +1,4 @@
 export * from './local-date';
 export * from './decorators';
 export * from './validation-pipe';
+export * from './text-safety.pipe';

@@ -1,0 +1,56 @@
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { FieldError, RequestValidationError } from '@bank/shared/errors';
+
+/** NUL, or a UTF-16 surrogate without its partner: text PostgreSQL cannot store (text or jsonb). */
+const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+
+/**
+ * Keys no DTO has and that object machinery treats specially (class-transformer follows
+ * `constructor`; `__proto__` pollutes prototypes): refused like any unknown field.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Deeper than any request of these services; deeper JSON would overflow recursive validation. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * Every string (values and keys) under `value` that PostgreSQL could not store, and every
+ * reserved key, by path.
+ */
+export function findUnsafeText(value: unknown, path: string, depth = 0): FieldError[] {
+  if (depth > MAX_BODY_DEPTH && value !== null && typeof value === 'object') {
+    return [{ path: path || '(body)', message: `is nested deeper than ${MAX_BODY_DEPTH} levels` }];
+  }
+  if (typeof value === 'string')
+    return UNSAFE_TEXT.test(value) ? [{ path, message: UNSAFE_TEXT_MESSAGE }] : [];
+  if (Array.isArray(value))
+    return value.flatMap((item, i) => findUnsafeText(item, `${path}[${i}]`, depth + 1));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => {
+      const child = path ? `${path}.${key}` : key;
+      if (RESERVED_KEYS.has(key))
+        return [{ path: child, message: `property ${key} should not exist` }];
+      return UNSAFE_TEXT.test(key)
+        ? [{ path: child, message: UNSAFE_TEXT_MESSAGE }]
+        : findUnsafeText(item, child, depth + 1);
+    });
+  }
+  return [];
+}
+
+/**
+ * Runs before validation on every body, path parameter and query: such text would otherwise
+ * reach PostgreSQL and fail there (500), and such keys would reach class-transformer, instead
+ * of being refused (400).
+ */
+@Injectable()
+export class TextSafetyPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    const root = metadata.type === 'body' ? '' : (metadata.data ?? '');
+    const errors = findUnsafeText(value, root);
+    if (errors.length) throw new RequestValidationError(errors);
+    return value;
+  }
+}
