@@ -2,8 +2,9 @@ import helmet from '@fastify/helmet';
 import { ExceptionFilter, INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
-import { createValidationPipe } from '@bank/shared/validation';
+import { TextSafetyPipe, createValidationPipe } from '@bank/shared/validation';
 import { SwaggerSettings, setupSwagger } from './swagger';
+import { routeFrameworkErrorsTo } from './http-adapter';
 import { BaseEnvironment } from './environment';
 import { ENVIRONMENT } from './core.module';
 
@@ -26,8 +27,9 @@ export function configureHttpApp(
   registerSecurityHeaders(app as NestFastifyApplication);
   const basePath = env.BASE_PATH ?? '';
   if (basePath) app.setGlobalPrefix(basePath);
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(new TextSafetyPipe(), createValidationPipe());
   app.useGlobalFilters(settings.filter);
+  routeFrameworkErrorsTo(app, settings.filter);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   setupSwagger(app, { ...settings.swagger, basePath });
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Module, Param, Post } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsInt, IsString, MaxLength, ValidateNested, IsObject } from 'class-validator';
 import { Type } from 'class-transformer';
@@ -40,6 +40,11 @@ class ProbeController {
   @Post('validate')
   validate(@Body() body: Payload): Payload {
     return body;
+  }
+
+  @Get('echo/:name')
+  echo(@Param('name') name: string): { name: string } {
+    return { name };
   }
 
   @Get('domain')
@@ -263,5 +268,27 @@ describe('registration error shape', () => {
       error: 'Не найдено',
       message: 'Thing 42 is gone',
     });
+  });
+});
+
+describe("Fastify's own router errors", () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await boot('card')));
+  afterAll(() => t.close());
+
+  it('a path parameter over 200 characters answers in the error shape', async () => {
+    const res = await request(t.url).get(`/t/echo/${'a'.repeat(300)}`);
+    expect(res.status).toBe(414);
+    expect(res.body).toMatchObject({
+      timestamp: '2026-03-16T00:30:00.000',
+      status: 414,
+      error: 'URI Too Long',
+    });
+  });
+
+  it('a malformed URL answers 400 in the error shape', async () => {
+    const res = await request(t.url).get('/t/echo/%E0%A4%A');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 400, error: 'Bad Request' });
   });
 });
