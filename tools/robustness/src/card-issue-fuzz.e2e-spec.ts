@@ -112,22 +112,15 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
     FUZZ_TIMEOUT_MS,
   );
 
-  // KNOWN BUG (reported, not ours to fix here): an unknown field whose value is an object with
-  // an own "constructor" key makes class-transformer throw inside CardIssueRequestPipe
-  // (MetadataStorage.getAncestors: "Cannot read properties of undefined"), answered 500
-  // instead of 400. The global ValidationPipe of the other endpoints answers 400. When this
-  // test starts failing, the bug is fixed: turn it into a plain `it` and drop the key filter
-  // in support/fuzz.ts.
-  it.failing(
-    'POST /api/v1/card-issue with {"constructor": ...} in an unknown object answers 400 (known 500)',
-    async () => {
-      const body = {
-        request: { ...(selfVirtual(owner).request as object), extra: { constructor: 'x' } },
-      };
-      const res = await sendJson(`${s.url}${API}`, 'POST', body);
-      expect(res.status).toBe(400);
-    },
-  );
+  // Regression: an own "constructor" key used to make class-transformer throw inside
+  // CardIssueRequestPipe (500); the global TextSafetyPipe now refuses it as an unknown field.
+  it('POST /api/v1/card-issue with {"constructor": ...} in an unknown object answers 400', async () => {
+    const body = {
+      request: { ...(selfVirtual(owner).request as object), extra: { constructor: 'x' } },
+    };
+    const res = await sendJson(`${s.url}${API}`, 'POST', body);
+    expect(res.status).toBe(400);
+  });
 
   it(
     'PATCH /api/v1/card-issue/{id}/status',
@@ -146,31 +139,27 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
     FUZZ_TIMEOUT_MS,
   );
 
-  // KNOWN BUG (reported): free-text address fields of the user service accept NUL and unpaired
-  // surrogates, which PostgreSQL rejects in jsonb: 500 instead of 400. support/fuzz.ts keeps
-  // such text out of the fuzzing until this is fixed (then these flip red: make them plain `it`).
-  it.failing.each([
+  // Regression: NUL and unpaired surrogates used to reach PostgreSQL (500); TextSafetyPipe
+  // refuses them with 400 at the field's path.
+  it.each([
     ['an unpaired surrogate', '\ud800'],
     ['a NUL character', 'a\u0000b'],
-  ])(
-    'POST /user-api/api/v1/users with %s in an address answers 400 (known 500)',
-    async (_name, text) => {
-      const address = {
-        country: 'Russia',
-        region: text,
-        city: 'Moscow',
-        street: 'Tverskaya',
-        building: '1',
-      };
-      const res = await sendJson(
-        `${s.url}/user-api/api/v1/users`,
-        'POST',
-        newUser({ actualAddress: address }),
-        secret,
-      );
-      expect(res.status).toBe(400);
-    },
-  );
+  ])('POST /user-api/api/v1/users with %s in an address answers 400', async (_name, text) => {
+    const address = {
+      country: 'Russia',
+      region: text,
+      city: 'Moscow',
+      street: 'Tverskaya',
+      building: '1',
+    };
+    const res = await sendJson(
+      `${s.url}/user-api/api/v1/users`,
+      'POST',
+      newUser({ actualAddress: address }),
+      secret,
+    );
+    expect(res.status).toBe(400);
+  });
 
   it(
     'POST /user-api/api/v1/users',
