@@ -53,4 +53,39 @@ describe('EmbeddedPostgres', () => {
       await db.stop();
     }
   });
+
+  it('keeps the extended-protocol exchange of each connection whole while others query and hold transactions', async () => {
+    const db = await EmbeddedPostgres.start('memory://', 24);
+    const pool = new Pool({ connectionString: db.url, max: 10 });
+    try {
+      await pool.query('CREATE TABLE rows (id int PRIMARY KEY, n int NOT NULL)');
+      await pool.query('INSERT INTO rows SELECT g, 0 FROM generate_series(1, 10) g');
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, async (_, i) => {
+          if (i % 5 === 0) {
+            const client = await pool.connect();
+            try {
+              await client.query('START TRANSACTION');
+              await client.query('SELECT n FROM rows WHERE id = $1 FOR UPDATE', [(i % 10) + 1]);
+              await client.query('UPDATE rows SET n = n + 1 WHERE id = $1', [(i % 10) + 1]);
+              await client.query('COMMIT');
+            } finally {
+              client.release();
+            }
+            return i;
+          }
+          // Parameterised: Parse/Bind/Execute/Sync. Interleaved with another connection's,
+          // a query would get the other's answer, an error, or no answer at all.
+          const { rows } = await pool.query<{ n: number }>('SELECT $1::int AS n', [i]);
+          return rows[0].n;
+        }),
+      );
+      expect(answers).toEqual(Array.from({ length: 300 }, (_, i) => i));
+      const { rows } = await pool.query<{ total: number }>('SELECT sum(n)::int AS total FROM rows');
+      expect(rows[0].total).toBe(60);
+    } finally {
+      await pool.end();
+      await db.stop();
+    }
+  });
 });

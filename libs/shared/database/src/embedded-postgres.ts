@@ -1,20 +1,24 @@
 import { mkdirSync } from 'node:fs';
+import { AddressInfo, Server, createServer } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
+import { ProtocolQueue } from './protocol-queue';
 
 /**
  * An embedded PostgreSQL for machines without a database server: PGlite (PostgreSQL
  * compiled to WebAssembly) in this process, exposed on a loopback TCP port so that
  * TypeORM's ordinary `postgres` driver and `pg` talk to it exactly as to a real server.
  *
- * PGlite is a single backend: the socket server multiplexes connections but runs one
- * transaction at a time, so code inside a transaction must use that transaction's
- * manager (another connection would wait for it forever).
+ * PGlite is a single backend: connections are multiplexed onto it (pglite-socket's
+ * connection handler, fed through ProtocolQueue) and it runs one transaction at a time, so
+ * code inside a transaction must use that transaction's manager (another connection would
+ * wait for it forever).
  */
 export class EmbeddedPostgres {
   private constructor(
     private readonly db: PGlite,
-    private readonly server: PGLiteSocketServer,
+    private readonly server: Server,
+    private readonly handlers: Set<PGLiteSocketHandler>,
     readonly url: string,
   ) {}
 
@@ -29,14 +33,41 @@ export class EmbeddedPostgres {
   ): Promise<EmbeddedPostgres> {
     if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
     const db = await PGlite.create(dataDir);
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
-    await server.start();
-    const address = server.getServerConn(); // "127.0.0.1:<port>"
-    return new EmbeddedPostgres(db, server, `postgres://postgres@${address}/${database}`);
+    const queue = new ProtocolQueue(db);
+    const handlers = new Set<PGLiteSocketHandler>();
+    const server = createServer((socket) => {
+      if (handlers.size >= maxConnections) {
+        socket.end();
+        return;
+      }
+      // The handler's type names pglite-socket's own queue; ours has the same interface.
+      const handler = new PGLiteSocketHandler({ queryQueue: queue as never, closeOnDetach: true });
+      handlers.add(handler);
+      const forget = () => handlers.delete(handler);
+      handler.addEventListener('close', forget);
+      handler.addEventListener('error', forget);
+      handler.attach(socket).catch(() => {
+        forget();
+        socket.destroy();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    return new EmbeddedPostgres(
+      db,
+      server,
+      handlers,
+      `postgres://postgres@127.0.0.1:${port}/${database}`,
+    );
   }
 
   async stop(): Promise<void> {
-    await this.server.stop();
+    for (const handler of this.handlers) await handler.detach(true);
+    this.handlers.clear();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (!this.db.closed) await this.db.close();
   }
 }
