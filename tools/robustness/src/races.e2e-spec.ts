@@ -132,14 +132,8 @@ describe('races: client-registration', () => {
   });
 });
 
-/**
- * KNOWN DEFECT (embedded database only, reported): on PGlite, two or more PATCHes in parallel
- * while the scheduler ticks hang (requests never answer; PGlite runs one transaction at a
- * time and the socket server's queue stalls). Reproduce with PATCH_WORKERS=2 and no
- * TEST_DATABASE_URL. There the race runs with one PATCH at a time, which still races the
- * scheduler; on a real PostgreSQL with eight.
- */
-const PATCH_WORKERS = Number(process.env.PATCH_WORKERS ?? (process.env.TEST_DATABASE_URL ? 8 : 1));
+/** Eight PATCHes at a time, on both databases (PGlite used to hang here: see ProtocolQueue). */
+const PATCH_WORKERS = 8;
 
 describe('races: PATCH against the scheduler', () => {
   let s: RunningService;
