@@ -2,6 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { FieldError, RequestValidationError } from '@bank/shared/errors';
 
 /** NUL, or a UTF-16 surrogate without its partner: text PostgreSQL cannot store (text or jsonb). */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
