@@ -44,6 +44,18 @@ export function createHttpAdapter(): FastifyAdapter {
   });
   // Every body is JSON: text/plain would reach validation as a bare string; answer 415 instead.
   adapter.getInstance().removeContentTypeParser('text/plain');
+  // Once the server is closing, a response finished after that point must not leave its
+  // connection open as keep-alive: it would hold the close for keepAliveTimeout (72 s),
+  // past a Kubernetes grace period. Connections idle at that moment Fastify closes itself.
+  let closing = false;
+  adapter.getInstance().addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  adapter.getInstance().addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) void reply.header('connection', 'close');
+    done(null, payload);
+  });
   // Callers correlate their logs with ours through the request id.
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
