@@ -5,7 +5,7 @@ import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/s
 import type { CardIssueApi } from './lib/api-types';
 import { OpenApiDocument, operationsOf } from './lib/openapi-documents';
 import { SERVICES, TEST_X_SECRET } from './lib/services';
-import { launchChromium, readSwaggerUi } from './lib/swagger-ui';
+import { describeWithBrowser, launchChromium, readSwaggerUi } from './lib/swagger-ui';
 
 type CreateUser = CardIssueApi.components['schemas']['CreateUserDto'];
 
@@ -117,7 +117,7 @@ describe('card-issue over real HTTP (api-contract)', () => {
     });
   });
 
-  describe('Swagger UI in headless Chromium', () => {
+  describeWithBrowser('Swagger UI in headless Chromium', () => {
     let browser: Browser;
 
     beforeAll(async () => {

@@ -5,7 +5,7 @@ import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/s
 import type { ClientRegistrationApi } from './lib/api-types';
 import { OpenApiDocument, operationsOf } from './lib/openapi-documents';
 import { SERVICES } from './lib/services';
-import { launchChromium, readSwaggerUi } from './lib/swagger-ui';
+import { describeWithBrowser, launchChromium, readSwaggerUi } from './lib/swagger-ui';
 
 type RegisterClient = ClientRegistrationApi.components['schemas']['RegisterClientDto'];
 
@@ -97,7 +97,7 @@ describe('client-registration over real HTTP (api-contract)', () => {
     });
   });
 
-  describe('Swagger UI in headless Chromium', () => {
+  describeWithBrowser('Swagger UI in headless Chromium', () => {
     let browser: Browser;
 
     beforeAll(async () => {

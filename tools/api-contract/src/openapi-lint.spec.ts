@@ -15,7 +15,8 @@ function committedDocument(name: ServiceName): OpenApiDocument {
 function operations(document: OpenApiDocument): [string, Operation][] {
   return Object.entries(document.paths).flatMap(([route, item]) =>
     Object.entries(item as Record<string, Operation>).map(
-      ([method, operation]) => [`${method.toUpperCase()} ${route}`, operation] as [string, Operation],
+      ([method, operation]) =>
+        [`${method.toUpperCase()} ${route}`, operation] as [string, Operation],
     ),
   );
 }
@@ -49,7 +50,9 @@ describe('OpenAPI documents: lint', () => {
   it.each(SERVICE_NAMES)('%s: every operation but the health check documents a 4XX', (name) => {
     const without4xx = operations(committedDocument(name))
       .filter(([key]) => key !== 'GET /api/health')
-      .filter(([, operation]) => !Object.keys(operation.responses ?? {}).some((code) => /^4/.test(code)))
+      .filter(
+        ([, operation]) => !Object.keys(operation.responses ?? {}).some((code) => /^4/.test(code)),
+      )
       .map(([key]) => key);
     expect(without4xx).toEqual([]);
   });
@@ -60,7 +63,9 @@ describe('OpenAPI documents: lint', () => {
       .securitySchemes;
     expect(schemes['X-secret']).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-secret' });
     for (const [key, operation] of operations(document)) {
-      const downstream = /^[A-Z]+ \/(user-api|operation-api|operation-api-v2|branch-api)\//.test(key);
+      const downstream = /^[A-Z]+ \/(user-api|operation-api|operation-api-v2|branch-api)\//.test(
+        key,
+      );
       const secured = (operation.security ?? []).some((requirement) => 'X-secret' in requirement);
       expect({ operation: key, secured }).toEqual({ operation: key, secured: downstream });
     }

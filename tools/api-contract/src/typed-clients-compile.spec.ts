@@ -9,7 +9,12 @@ describe('typed clients', () => {
   it('type-check against the committed openapi/generated/*.d.ts (tsc --noEmit)', () => {
     const result = spawnSync(
       process.execPath,
-      [repoPath('node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tools/api-contract/tsconfig.json'],
+      [
+        repoPath('node_modules/typescript/bin/tsc'),
+        '--noEmit',
+        '-p',
+        'tools/api-contract/tsconfig.json',
+      ],
       { cwd: REPO_ROOT, encoding: 'utf8', timeout: 240_000 },
     );
     if (result.status !== 0) {
