@@ -83,8 +83,13 @@ describe('card-issue replicas as processes (e2e)', () => {
   });
 
   it('after a SIGKILL of one replica mid-run the other finishes the work; SIGTERM exits cleanly', async () => {
-    // Both start together: the migrations run once, under the advisory lock.
-    const [a, b] = await Promise.all([spawnInstance(db.url), spawnInstance(db.url, 'info')]);
+    // On PostgreSQL both start together: the migrations run once, under the advisory lock.
+    // PGlite is one backend session for every connection, so an advisory lock cannot keep a
+    // second process out; two processes on one PGlite exist only here, so they start in turn.
+    const [a, b] =
+      db.kind === 'postgres'
+        ? await Promise.all([spawnInstance(db.url), spawnInstance(db.url, 'info')])
+        : [await spawnInstance(db.url), await spawnInstance(db.url, 'info')];
     try {
       sql = new Client({ connectionString: db.url });
       await sql.connect();
