@@ -6,7 +6,9 @@
  *
  * Settings (environment): BENCH_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_DURATION_S (measured seconds per run, default 4), BENCH_WARMUP_S (1), BENCH_ROUNDS (2),
- * BENCH_SKIP_BUILD=true to reuse dist/, BENCH_GROWTH_MAX (1000000), BENCH_SCHEDULER_ROWS (100000).
+ * BENCH_SKIP_BUILD=true to reuse dist/, BENCH_GROWTH_MAX (1000000), BENCH_SCHEDULER_ROWS (100000),
+ * BENCH_CONNECTIONS (10,50,100). BENCH_ONLY=<regex> runs only the load scenarios whose name matches
+ * and prints their table: no profile, scheduler or growth, and docs/benchmarks.md is left as is.
  */
 import { ChildProcess, execSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,6 +28,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50,100').split(',').map(Number);
 const GROWTH_MAX = Number(process.env.BENCH_GROWTH_MAX ?? 1_000_000);
 const SCHEDULER_ROWS = Number(process.env.BENCH_SCHEDULER_ROWS ?? 100_000);
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const SECRET = 'bench-secret';
 const RUN_ID = randomBytes(3).toString('hex');
 const databases: string[] = [];
@@ -748,7 +751,7 @@ async function main(): Promise<void> {
   ];
 
   const rows: Row[] = [];
-  for (const scenario of scenarios) {
+  for (const scenario of scenarios.filter((s) => !ONLY || ONLY.test(s.name))) {
     const [svc, base] = scenario.service === 'card' ? [card, cardBase] : [reg, regBase];
     for (const connections of CONNECTIONS) {
       const s: RunResult[] = [];
@@ -770,6 +773,7 @@ async function main(): Promise<void> {
   }
   for (const r of [card, reg, cardBase, regBase]) await r.stop();
   console.log(`\n${resultsTable(rows)}\n`);
+  if (ONLY) return;
 
   // CPU profile of the card-issue POST (VIRTUAL) at 50 connections.
   const profileOf = async (
