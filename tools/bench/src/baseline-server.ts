@@ -42,18 +42,25 @@ const INSERT_CARD_ISSUE = `WITH req AS (
  )
  SELECT request_id AS "requestId" FROM req`;
 
-const SELECT_REQUEST = `SELECT * FROM card_issue_requests WHERE request_id = $1 LIMIT 1`;
-const SELECT_HISTORY = `SELECT * FROM card_issue_status_history WHERE request_id = ANY($1) ORDER BY request_id, id`;
-const SELECT_BY_CLIENT = `SELECT * FROM card_issue_requests r WHERE r.request_id IN (
-   SELECT request_id FROM (
-     (SELECT request_id, created_at FROM card_issue_requests WHERE card_owner = $1
-      ORDER BY created_at DESC, request_id DESC LIMIT $2)
-     UNION
-     (SELECT request_id, created_at FROM card_issue_requests WHERE holder_user_id = $1
-      ORDER BY created_at DESC, request_id DESC LIMIT $2)
-     ORDER BY created_at DESC, request_id DESC LIMIT $3 OFFSET $4
-   ) page)
- ORDER BY r.created_at DESC, r.request_id DESC`;
+const RECORD_COLUMNS = `r.request_id AS "requestId", r.status, r.failure_reason AS "failureReason",
+  r.card_owner AS "cardOwner", r.form_factor AS "formFactor", r.card_holder AS "cardHolder", r.options, r.delivery,
+  floor(extract(epoch FROM r.created_at) * 1000)::float8 AS "createdAt",
+  floor(extract(epoch FROM r.updated_at) * 1000)::float8 AS "updatedAt",
+  (SELECT coalesce(json_agg(json_build_object('status', h.status, 'source', h.source,
+                                              'at', floor(extract(epoch FROM h.at) * 1000)) ORDER BY h.id), '[]')
+     FROM card_issue_status_history h WHERE h.request_id = r.request_id) AS history`;
+const SELECT_REQUEST = `SELECT ${RECORD_COLUMNS} FROM card_issue_requests r WHERE r.request_id = $1`;
+const SELECT_BY_CLIENT = `SELECT ${RECORD_COLUMNS}
+ FROM (
+   (SELECT request_id, created_at FROM card_issue_requests WHERE card_owner = $1
+    ORDER BY created_at DESC, request_id DESC LIMIT $2)
+   UNION
+   (SELECT request_id, created_at FROM card_issue_requests WHERE holder_user_id = $1
+    ORDER BY created_at DESC, request_id DESC LIMIT $2)
+   ORDER BY created_at DESC, request_id DESC LIMIT $3 OFFSET $4
+ ) page
+ JOIN card_issue_requests r ON r.request_id = page.request_id
+ ORDER BY page.created_at DESC, page.request_id DESC`;
 
 const INSERT_CLIENT = `INSERT INTO clients (last_name, first_name, middle_name, gender, client_type, bankrupt_individual,
    bankrupt_entrepreneur, embossing_name, phone, email, birth_date, birth_place, passport_issue_date, passport_series,
@@ -143,15 +150,6 @@ async function createCardIssue(body: Json): Promise<[number, unknown]> {
   ];
 }
 
-async function withHistory(requests: Json[]): Promise<Json[]> {
-  if (!requests.length) return [];
-  const { rows } = await pool.query<Json>(SELECT_HISTORY, [requests.map((r) => r.request_id)]);
-  return requests.map((r) => ({
-    ...r,
-    history: rows.filter((h) => h.request_id === r.request_id),
-  }));
-}
-
 async function registerClient(body: Json): Promise<[number, unknown]> {
   const manager = await pool.query('SELECT * FROM managers WHERE pin = $1 LIMIT 1', [
     body.managerPin,
@@ -214,12 +212,11 @@ async function route(req: IncomingMessage): Promise<[number, unknown]> {
     return createCardIssue((await readBody(req)) as Json);
   if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/client\/([A-Z0-9]{6})$/.exec(url))) {
     const { rows } = await pool.query<Json>(SELECT_BY_CLIENT, [m[1], 100, 100, 0]);
-    return [200, await withHistory(rows)];
+    return [200, rows];
   }
   if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/(RCARDB\d{14})$/.exec(url))) {
     const { rows } = await pool.query<Json>(SELECT_REQUEST, [m[1]]);
-    if (!rows.length) return [404, { error: 'not found' }];
-    return [200, (await withHistory(rows))[0]];
+    return rows.length ? [200, rows[0]] : [404, { error: 'not found' }];
   }
   if (req.method === 'POST' && url === '/api/clients')
     return registerClient((await readBody(req)) as Json);

@@ -1,4 +1,6 @@
+import type { Pool } from 'pg';
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import {
   CardIssuesRepository,
   RunningService,
@@ -13,10 +15,21 @@ interface Captured {
   params: unknown[];
 }
 
-/** Runs work and returns the SQL statements it sent, exactly as the repository built them. */
+/**
+ * Runs work and returns the SQL statements it sent, exactly as the repository built them:
+ * through TypeORM (its logger sees them) or straight on its pg pool (readQuery).
+ */
 async function capture(ds: DataSource, work: () => Promise<unknown>): Promise<Captured[]> {
   const captured: Captured[] = [];
   const original = ds.logger;
+  const pool = (ds.driver as PostgresDriver).master as Pool;
+  const poolQuery = pool.query;
+  Object.assign(pool, {
+    query: (sql: string, params?: unknown[]) => {
+      captured.push({ sql, params: params ?? [] });
+      return poolQuery.call(pool, sql, params);
+    },
+  });
   const spy: TypeOrmLogger = {
     logQuery: (sql, params) => void captured.push({ sql, params: params ?? [] }),
     logQueryError: () => undefined,
@@ -30,6 +43,7 @@ async function capture(ds: DataSource, work: () => Promise<unknown>): Promise<Ca
     await work();
   } finally {
     Object.assign(ds, { logger: original });
+    Object.assign(pool, { query: poolQuery });
   }
   return captured.filter((c) => !/^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK)/i.test(c.sql));
 }
@@ -80,20 +94,36 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
     await s?.close();
   });
 
-  it('GET by client reads the owner and holder indexes and the history index', async () => {
+  it('GET by client reads the owner and holder indexes and the history index, in one statement', async () => {
     const repository = s.app.get(CardIssuesRepository);
     let found = 0;
     const statements = await capture(s.ds, async () => {
       found = (await repository.findByClient('X00042', 100, 0)).length;
     });
     expect(found).toBeGreaterThan(0);
-    expect(statements).toHaveLength(2); // the page, then the history of its requests
-    const [page, history] = [await plan(s.ds, statements[0]), await plan(s.ds, statements[1])];
+    expect(statements).toHaveLength(1); // the page with the history of its requests
+    const page = await plan(s.ds, statements[0]);
     expect(page).toContain('ix_card_issue_requests_owner');
     expect(page).toContain('ix_card_issue_requests_holder');
     expect(page).not.toMatch(/Seq Scan on card_issue_requests/);
-    expect(history).toMatch(/ix_card_issue_status_history_request|card_issue_status_history_pkey/);
-    expect(history).not.toMatch(/Seq Scan on card_issue_status_history/);
+    expect(page).toMatch(/ix_card_issue_status_history_request|card_issue_status_history_pkey/);
+    expect(page).not.toMatch(/Seq Scan on card_issue_status_history/);
+  });
+
+  it('GET by id reads the request by its key and its history by index, in one statement', async () => {
+    const repository = s.app.get(CardIssuesRepository);
+    let found: unknown = null;
+    const statements = await capture(s.ds, async () => {
+      found = await repository.findById('RCARDB01012026000042');
+    });
+    expect(found).toMatchObject({
+      requestId: 'RCARDB01012026000042',
+      history: [{ source: 'api' }],
+    });
+    expect(statements).toHaveLength(1);
+    const byId = await plan(s.ds, statements[0]);
+    expect(byId).toMatch(/Index Scan using \S*card_issue_requests\S* on card_issue_requests/);
+    expect(byId).not.toMatch(/Seq Scan/);
   });
 
   it("the scheduler's claim of due requests reads the status index", async () => {

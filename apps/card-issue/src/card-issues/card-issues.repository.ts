@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { readQuery } from '@bank/shared/database';
 import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status';
 import { STATUS_CODES } from './card-issue-status';
 import { CardIssueRequest } from './entities/card-issue-request.entity';
-import { CardIssueStatusChange } from './entities/card-issue-status-change.entity';
 
 export interface NewCardIssueRow {
   businessDay: string; // ddMMyyyy
@@ -31,11 +31,34 @@ export function isSequenceExhausted(error: unknown): boolean {
   );
 }
 
-/** A request row joined with its history, as the GET endpoints read it. */
+/** A request with its status history, as the GET endpoints read it. Instants in epoch ms. */
 export interface CardIssueWithHistory {
-  request: CardIssueRequest;
-  history: CardIssueStatusChange[];
+  requestId: string;
+  status: CardIssueStatus;
+  failureReason: string | null;
+  cardOwner: string;
+  formFactor: FormFactor;
+  cardHolder: Record<string, unknown>;
+  options: Record<string, unknown> | null;
+  delivery: Record<string, unknown> | null;
+  createdAt: number;
+  updatedAt: number;
+  history: { status: CardIssueStatus; source: StatusSource; at: number }[];
 }
+
+/**
+ * The columns of a CardIssueWithHistory, history included, for a request row `r`: one
+ * statement and one round trip per read, whatever the number of requests. Instants leave
+ * the database as epoch milliseconds (the precision the service writes them with), so no
+ * timestamp text is parsed and the session time zone plays no part.
+ */
+const RECORD_COLUMNS = `r.request_id AS "requestId", r.status, r.failure_reason AS "failureReason",
+  r.card_owner AS "cardOwner", r.form_factor AS "formFactor", r.card_holder AS "cardHolder", r.options, r.delivery,
+  floor(extract(epoch FROM r.created_at) * 1000)::float8 AS "createdAt",
+  floor(extract(epoch FROM r.updated_at) * 1000)::float8 AS "updatedAt",
+  (SELECT coalesce(json_agg(json_build_object('status', h.status, 'source', h.source,
+                                              'at', floor(extract(epoch FROM h.at) * 1000)) ORDER BY h.id), '[]')
+     FROM card_issue_status_history h WHERE h.request_id = r.request_id) AS history`;
 
 @Injectable()
 export class CardIssuesRepository {
@@ -90,60 +113,34 @@ export class CardIssuesRepository {
   }
 
   async findById(requestId: string): Promise<CardIssueWithHistory | null> {
-    const request = await this.dataSource.getRepository(CardIssueRequest).findOneBy({ requestId });
-    if (!request) return null;
-    const history = await this.historyOf([requestId]);
-    return { request, history: history.get(requestId) ?? [] };
+    const rows = await readQuery<CardIssueWithHistory>(
+      this.dataSource,
+      `SELECT ${RECORD_COLUMNS} FROM card_issue_requests r WHERE r.request_id = $1`,
+      [requestId],
+    );
+    return rows[0] ?? null;
   }
 
   /**
    * Requests whose owner or holder is the user, newest first. Two index range scans
    * (owner, holder) merged, so the cost follows the page, not the table.
    */
-  async findByClient(
-    userId: string,
-    limit: number,
-    offset: number,
-  ): Promise<CardIssueWithHistory[]> {
-    const window = limit + offset;
-    const requests = await this.dataSource
-      .getRepository(CardIssueRequest)
-      .createQueryBuilder('r')
-      .where(
-        `r.request_id IN (
-           SELECT request_id FROM (
-             (SELECT request_id, created_at FROM card_issue_requests WHERE card_owner = :userId
-              ORDER BY created_at DESC, request_id DESC LIMIT :window)
-             UNION
-             (SELECT request_id, created_at FROM card_issue_requests WHERE holder_user_id = :userId
-              ORDER BY created_at DESC, request_id DESC LIMIT :window)
-             ORDER BY created_at DESC, request_id DESC LIMIT :limit OFFSET :offset
-           ) page)`,
-        { userId, window, limit, offset },
-      )
-      .orderBy('r.created_at', 'DESC')
-      .addOrderBy('r.request_id', 'DESC')
-      .getMany();
-    const history = await this.historyOf(requests.map((r) => r.requestId));
-    return requests.map((request) => ({ request, history: history.get(request.requestId) ?? [] }));
-  }
-
-  private async historyOf(requestIds: string[]): Promise<Map<string, CardIssueStatusChange[]>> {
-    const byRequest = new Map<string, CardIssueStatusChange[]>();
-    if (!requestIds.length) return byRequest;
-    const changes = await this.dataSource
-      .getRepository(CardIssueStatusChange)
-      .createQueryBuilder('h')
-      .where('h.request_id = ANY(:ids)', { ids: requestIds })
-      .orderBy('h.request_id')
-      .addOrderBy('h.id')
-      .getMany();
-    for (const change of changes) {
-      const list = byRequest.get(change.requestId) ?? [];
-      list.push(change);
-      byRequest.set(change.requestId, list);
-    }
-    return byRequest;
+  findByClient(userId: string, limit: number, offset: number): Promise<CardIssueWithHistory[]> {
+    return readQuery<CardIssueWithHistory>(
+      this.dataSource,
+      `SELECT ${RECORD_COLUMNS}
+       FROM (
+         (SELECT request_id, created_at FROM card_issue_requests WHERE card_owner = $1
+          ORDER BY created_at DESC, request_id DESC LIMIT $2)
+         UNION
+         (SELECT request_id, created_at FROM card_issue_requests WHERE holder_user_id = $1
+          ORDER BY created_at DESC, request_id DESC LIMIT $2)
+         ORDER BY created_at DESC, request_id DESC LIMIT $3 OFFSET $4
+       ) page
+       JOIN card_issue_requests r ON r.request_id = page.request_id
+       ORDER BY page.created_at DESC, page.request_id DESC`,
+      [userId, limit + offset, limit, offset],
+    );
   }
 
   /** Runs work in a transaction; everything inside must use the given manager. */

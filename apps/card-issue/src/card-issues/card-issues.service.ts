@@ -199,7 +199,8 @@ export class CardIssuesService {
     };
   }
 
-  private toRecord({ request, history }: CardIssueWithHistory): CardIssueRecordDto {
+  private toRecord(request: CardIssueWithHistory): CardIssueRecordDto {
+    const at = (epochMs: number) => formatLocalDateTime(new Date(epochMs), this.timeZone);
     return {
       requestId: request.requestId,
       status: request.status,
@@ -210,12 +211,12 @@ export class CardIssuesService {
       cardHolder: request.cardHolder,
       options: request.options,
       delivery: request.delivery,
-      createdAt: formatLocalDateTime(request.createdAt, this.timeZone),
-      updatedAt: formatLocalDateTime(request.updatedAt, this.timeZone),
-      history: history.map((change) => ({
+      createdAt: at(request.createdAt),
+      updatedAt: at(request.updatedAt),
+      history: request.history.map((change) => ({
         status: change.status,
         statusCode: STATUS_CODES[change.status],
-        at: formatLocalDateTime(change.at, this.timeZone),
+        at: at(change.at),
         source: change.source,
       })),
     };

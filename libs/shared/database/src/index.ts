@@ -3,3 +3,4 @@ export * from './database.module';
 export * from './embedded-postgres';
 export * from './migrations';
 export * from './migration-command';
+export * from './read-query';
