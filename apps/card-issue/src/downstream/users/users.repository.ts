@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
+import { entityColumns, readQuery } from '@bank/shared/database';
 import { PG_UNIQUE_VIOLATION } from '@bank/shared/errors';
 import { UserEntity } from './entities/user.entity';
 
@@ -18,7 +19,15 @@ function violatedConstraint(error: unknown): string | undefined {
 
 @Injectable()
 export class UsersRepository {
-  constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {}
+  /** One user by id, read without a TypeORM query runner: every card issue POST asks for one. */
+  private readonly findByIdSql: string;
+
+  constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {
+    const dataSource = users.manager.connection;
+    this.findByIdSql =
+      `SELECT ${entityColumns(dataSource, UserEntity)} ` +
+      `FROM ${users.metadata.tablePath} WHERE id = $1`;
+  }
 
   /** One INSERT; the constraints decide races, so there is no read-then-write window. */
   async insert(user: UserEntity): Promise<InsertUserOutcome> {
@@ -33,8 +42,9 @@ export class UsersRepository {
     }
   }
 
-  findById(id: string): Promise<UserEntity | null> {
-    return this.users.findOneBy({ id });
+  async findById(id: string): Promise<UserEntity | null> {
+    const rows = await readQuery<UserEntity>(this.users.manager.connection, this.findByIdSql, [id]);
+    return rows[0] ?? null;
   }
 
   findAll(): Promise<UserEntity[]> {
