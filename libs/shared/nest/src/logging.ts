@@ -45,7 +45,6 @@ export function loggerParams(serviceName: string, level: string): Params {
         base: { service: serviceName },
         redact: { paths: REDACTED_LOG_PATHS, censor: '[REDACTED]' },
         genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
-        customProps: () => ({}),
         customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
           err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
         serializers: {
