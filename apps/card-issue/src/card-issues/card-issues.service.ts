@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DateTime } from 'luxon';
 import { BUSINESS_TIME_ZONE, Clock, formatLocalDateTime } from '@bank/shared/nest';
+import { formatDdMmYyyy, localDateIn } from '@bank/shared/validation';
 import { GatewayResult } from '../integrations/gateway-result';
 import { BranchesClient } from '../integrations/branches/branches.client';
 import { UsersClient } from '../integrations/users/users.client';
@@ -121,7 +121,7 @@ export class CardIssuesService {
 
     const status: CardIssueStatus = failureReason ? 'FAILED' : 'CREATED';
     const now = this.clock.now();
-    const businessDay = DateTime.fromJSDate(now, { zone: this.timeZone }).toFormat('ddMMyyyy');
+    const businessDay = formatDdMmYyyy(localDateIn(now, this.timeZone)).replaceAll('-', '');
     let requestId: string;
     try {
       requestId = await this.repository.insert({

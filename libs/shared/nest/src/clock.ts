@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { localWallClock } from '@bank/shared/validation';
 
 /** Source of "now". Injected everywhere a rule depends on time, so tests fix the instant. */
 export abstract class Clock {
@@ -36,7 +36,14 @@ export class FixedClock extends Clock {
 /** Injection token of the business time zone (IANA name, e.g. Europe/Moscow). */
 export const BUSINESS_TIME_ZONE = Symbol('BUSINESS_TIME_ZONE');
 
+const pad = (value: number, width: number) => String(value).padStart(width, '0');
+
 /** ISO 8601 local date-time without zone, in the given time zone: 2026-11-23T15:04:05.123 */
 export function formatLocalDateTime(instant: Date, timeZone: string): string {
-  return DateTime.fromJSDate(instant, { zone: timeZone }).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS");
+  const local = localWallClock(instant, timeZone);
+  return (
+    `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}` +
+    `T${pad(local.getUTCHours(), 2)}:${pad(local.getUTCMinutes(), 2)}:${pad(local.getUTCSeconds(), 2)}` +
+    `.${pad(local.getUTCMilliseconds(), 3)}`
+  );
 }

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 
 /** A calendar date without time or zone. */
 export interface LocalDate {
@@ -24,10 +24,61 @@ export function formatDdMmYyyy(date: LocalDate): string {
   return `${pad(date.day)}-${pad(date.month)}-${date.year.toString().padStart(4, '0')}`;
 }
 
+const HOUR_MS = 3_600_000;
+const MAX_CACHED_HOURS = 100_000;
+
+/**
+ * UTC offsets (minutes) of one time zone, cached per UTC hour. Asking the zone database
+ * (Intl) is the costly part of formatting a date-time, and an offset changes at most at a
+ * transition: an hour whose first and last millisecond have the same offset holds no
+ * transition (zones change at most twice a year), so its offset is cached; an hour with a
+ * transition is never cached and each instant in it is asked exactly.
+ */
+class ZoneOffsets {
+  private readonly zone: IANAZone;
+  private readonly byHour = new Map<number, number>();
+
+  constructor(name: string) {
+    this.zone = IANAZone.create(name);
+    if (!this.zone.isValid) throw new RangeError(`Unknown time zone: ${name}`);
+  }
+
+  at(epochMs: number): number {
+    const hour = Math.floor(epochMs / HOUR_MS);
+    const cached = this.byHour.get(hour);
+    if (cached !== undefined) return cached;
+    const first = this.zone.offset(hour * HOUR_MS);
+    if (first !== this.zone.offset(hour * HOUR_MS + HOUR_MS - 1)) return this.zone.offset(epochMs);
+    if (this.byHour.size >= MAX_CACHED_HOURS) this.byHour.clear();
+    this.byHour.set(hour, first);
+    return first;
+  }
+}
+
+const zones = new Map<string, ZoneOffsets>();
+
+function zoneOffsets(timeZone: string): ZoneOffsets {
+  let offsets = zones.get(timeZone);
+  if (!offsets) {
+    offsets = new ZoneOffsets(timeZone);
+    zones.set(timeZone, offsets);
+  }
+  return offsets;
+}
+
+/**
+ * The wall-clock time of an instant in a time zone, as a Date whose UTC fields (getUTCHours,
+ * ...) are the local ones. Time zone offsets come from the zone database through a cache.
+ */
+export function localWallClock(instant: Date, timeZone: string): Date {
+  const epochMs = instant.getTime();
+  return new Date(epochMs + zoneOffsets(timeZone).at(epochMs) * 60_000);
+}
+
 /** The calendar date of an instant in a time zone (e.g. the business date in Europe/Moscow). */
 export function localDateIn(instant: Date, timeZone: string): LocalDate {
-  const local = DateTime.fromJSDate(instant, { zone: timeZone });
-  return { year: local.year, month: local.month, day: local.day };
+  const local = localWallClock(instant, timeZone);
+  return { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
 }
 
 export function compareLocalDates(a: LocalDate, b: LocalDate): number {
