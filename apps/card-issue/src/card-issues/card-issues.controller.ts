@@ -1,15 +1,4 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -34,7 +23,12 @@ import {
   UpdateStatusDto,
 } from './dto/card-issue-response.dto';
 import { ListByClientQueryDto } from './dto/list-query.dto';
-import { ClientIdParamDto, RequestIdParamDto } from './dto/path-params.dto';
+import {
+  ApiClientIdParam,
+  ApiRequestIdParam,
+  ClientIdParam,
+  RequestIdParam,
+} from './dto/path-params.dto';
 
 export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -92,22 +86,24 @@ export class CardIssuesController {
 
   @Get('client/:clientId')
   @ApiOperation({ summary: 'Requests of a user, as card owner or card holder, newest first' })
+  @ApiClientIdParam()
   @ApiOkResponse({ type: [CardIssueRecordDto] })
   @ApiBadRequestResponse({ type: CardIssueErrorBody })
   listByClient(
-    @Param() params: ClientIdParamDto,
+    @ClientIdParam() clientId: string,
     @Query() query: ListByClientQueryDto,
   ): Promise<CardIssueRecordDto[]> {
-    return this.cardIssues.listByClient(params.clientId, query.limit, query.offset);
+    return this.cardIssues.listByClient(clientId, query.limit, query.offset);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'A stored request with its status history' })
+  @ApiRequestIdParam()
   @ApiOkResponse({ type: CardIssueRecordDto })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed request id' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No request with this id' })
-  get(@Param() params: RequestIdParamDto): Promise<CardIssueRecordDto> {
-    return this.cardIssues.get(params.id);
+  get(@RequestIdParam() id: string): Promise<CardIssueRecordDto> {
+    return this.cardIssues.get(id);
   }
 
   @Patch(':id/status')
@@ -116,6 +112,7 @@ export class CardIssuesController {
     description:
       'Any status to any status, except READY only for VIRTUAL and PLASTIC_READY only for PLASTIC (409).',
   })
+  @ApiRequestIdParam()
   @ApiOkResponse({ type: CardIssueResponseDto })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Invalid status or request id' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody })
@@ -124,9 +121,9 @@ export class CardIssuesController {
     description: 'Status not allowed for the form factor',
   })
   updateStatus(
-    @Param() params: RequestIdParamDto,
+    @RequestIdParam() id: string,
     @Body() body: UpdateStatusDto,
   ): Promise<CardIssueResponseDto> {
-    return this.cardIssues.updateStatus(params.id, body.status);
+    return this.cardIssues.updateStatus(id, body.status);
   }
 }

@@ -32,8 +32,10 @@ function stripMessage(options?: ValidationOptions): ValidationOptions {
   return rest;
 }
 
+export const USER_ID_MESSAGE = 'must be X followed by 5 characters A-Z or 0-9';
+
 export const IsUserId = (options?: ValidationOptions) =>
-  patterned(USER_ID_PATTERN, 'must be X followed by 5 characters A-Z or 0-9', options);
+  patterned(USER_ID_PATTERN, USER_ID_MESSAGE, options);
 
 export const IsRecipientUserId = (options?: ValidationOptions) =>
   patterned(

@@ -2,3 +2,4 @@ export * from './local-date';
 export * from './decorators';
 export * from './validation-pipe';
 export * from './text-safety.pipe';
+export * from './pattern-param.pipe';
