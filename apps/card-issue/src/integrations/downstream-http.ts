@@ -4,7 +4,6 @@ import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
-import { firstValueFrom } from 'rxjs';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment';
 import { DownstreamService, GatewayResult } from './gateway-result';
@@ -113,24 +112,25 @@ export class DownstreamHttp {
   private async once(base: string, request: DownstreamRequest): Promise<DownstreamOutcome> {
     const timeout = this.env.DOWNSTREAM_TIMEOUT_MS;
     try {
-      const response = await firstValueFrom(
-        this.http.request<unknown>({
-          method: request.method,
-          url: `${base}${request.path}`,
-          data: request.body,
-          headers: {
-            [X_SECRET_HEADER]: xSecretOf(this.env),
-            Accept: 'application/json',
-            ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
-          },
-          // Socket inactivity (timeout) and the whole exchange (signal) are both bounded.
-          timeout,
-          signal: AbortSignal.timeout(timeout),
-          maxRedirects: 0,
-          responseType: 'json',
-          validateStatus: () => true,
-        }),
-      );
+      // The axios instance of HttpService (its agents and defaults) called directly: the
+      // Observable wrapper cancels every finished call on unsubscribe, which builds a
+      // CanceledError with its stack trace per call (docs/benchmarks.md).
+      const response = await this.http.axiosRef.request<unknown>({
+        method: request.method,
+        url: `${base}${request.path}`,
+        data: request.body,
+        headers: {
+          [X_SECRET_HEADER]: xSecretOf(this.env),
+          Accept: 'application/json',
+          ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        // Socket inactivity (timeout) and the whole exchange (signal) are both bounded.
+        timeout,
+        signal: AbortSignal.timeout(timeout),
+        maxRedirects: 0,
+        responseType: 'json',
+        validateStatus: () => true,
+      });
       return { kind: 'answered', status: response.status, body: response.data };
     } catch (error) {
       return { kind: 'unavailable', reason: describeFailure(error, timeout) };
