@@ -868,7 +868,7 @@ async function main(): Promise<void> {
       `Per scenario and connection count: ${ROUNDS} alternating rounds of service then baseline, each a ${WARMUP_S} s warm-up then ` +
         `${DURATION_S} s measured (autocannon); req/s and latencies are the mean of the rounds, errors their sum (non-2xx, socket errors, timeouts), ` +
         'RSS the peak of the process. The baseline (tools/bench/src/baseline-server.ts) is node:http + pg doing the same SQL ' +
-        'per request (user SELECT and the one-statement INSERT for a card issue; request and history SELECTs; manager SELECT and client INSERT) ' +
+        'per request (user SELECT and the one-statement INSERT for a card issue; the one SELECT of a request with its history; manager SELECT and client INSERT) ' +
         'with no framework, validation, logging, mapping or downstream HTTP hop.',
       '',
       resultsTable(rows),
