@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { ClientsService } from './clients.service';
 import { ApiGetClientErrors, ApiRegisterErrors, ApiUpdatePassportErrors } from './clients.openapi';
-import { ClientIdParamsDto } from './dto/client-id-params.dto';
+import { ClientIdParam } from './dto/client-id-params.dto';
 import { ClientResponseDto } from './dto/client-response.dto';
 import { RegisterClientDto } from './dto/register-client.dto';
 import { UpdatePassportDto } from './dto/update-passport.dto';
@@ -49,8 +49,8 @@ export class ClientsController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: ClientResponseDto, description: 'Клиент' })
   @ApiGetClientErrors()
-  findOne(@Param() params: ClientIdParamsDto): Promise<ClientResponseDto> {
-    return this.clients.findById(params.id);
+  findOne(@ClientIdParam() id: string): Promise<ClientResponseDto> {
+    return this.clients.findById(id);
   }
 
   @Put(':id/passport')
@@ -65,9 +65,9 @@ export class ClientsController {
   @ApiOkResponse({ type: ClientResponseDto, description: 'Клиент с новыми паспортными данными' })
   @ApiUpdatePassportErrors()
   updatePassport(
-    @Param() params: ClientIdParamsDto,
+    @ClientIdParam() id: string,
     @Body() body: UpdatePassportDto,
   ): Promise<ClientResponseDto> {
-    return this.clients.updatePassport(params.id, body);
+    return this.clients.updatePassport(id, body);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
+import { entityColumns, readQuery } from '@bank/shared/database';
 import { PG_UNIQUE_VIOLATION } from '@bank/shared/errors';
 import { ClientEntity } from './entities/client.entity';
 import { PassportAlreadyRegisteredError } from './clients.errors';
@@ -29,14 +30,22 @@ export class AccountNumberTakenError extends Error {
  */
 @Injectable()
 export class ClientsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  /** One client by id, read without a TypeORM query runner (the hot read path). */
+  private readonly findByIdSql: string;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.findByIdSql =
+      `SELECT ${entityColumns(dataSource, ClientEntity)} ` +
+      `FROM ${dataSource.getMetadata(ClientEntity).tablePath} WHERE id = $1`;
+  }
 
   private get clients() {
     return this.dataSource.getRepository(ClientEntity);
   }
 
   async findById(id: string): Promise<ClientEntity | null> {
-    return this.clients.findOneBy({ id });
+    const rows = await readQuery<ClientEntity>(this.dataSource, this.findByIdSql, [id]);
+    return rows[0] ?? null;
   }
 
   async insert(client: NewClient): Promise<ClientEntity> {

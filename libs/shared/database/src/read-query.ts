@@ -24,10 +24,15 @@ export async function readQuery<T>(
 /**
  * The select list that reads an entity's columns under its property names (`"first_name" AS
  * "firstName"`), taken from TypeORM's metadata so it follows the entity; for readQuery.
+ * A `date` column is read as its yyyy-MM-dd text, the value TypeORM hydrates it to (pg alone
+ * would make it a Date at local midnight).
  */
 export function entityColumns(dataSource: DataSource, entity: EntityTarget<ObjectLiteral>): string {
   return dataSource
     .getMetadata(entity)
-    .columns.map((column) => `"${column.databaseName}" AS "${column.propertyName}"`)
+    .columns.map(
+      (column) =>
+        `"${column.databaseName}"${column.type === 'date' ? '::text' : ''} AS "${column.propertyName}"`,
+    )
     .join(', ');
 }

@@ -1,15 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { Matches } from 'class-validator';
+import { Param } from '@nestjs/common';
 import { UUID_PATTERN } from '@bank/shared/identifiers';
-import { ru } from './field.decorators';
+import { PatternParamPipe } from '@bank/shared/validation';
 
-/** Path parameters of /api/clients/{id}: a malformed id is a 400 validation error. */
-export class ClientIdParamsDto {
-  @ApiProperty({
-    description: 'Идентификатор клиента (UUID)',
-    format: 'uuid',
-    example: '3f2b8c1e-9a4d-4e57-b1c2-7d6e5f4a3b21',
-  })
-  @Matches(UUID_PATTERN, { message: ru('должен быть UUID') })
-  id!: string;
-}
+/**
+ * Path parameter `id` of /api/clients/{id}: a malformed id is a 400 validation error naming
+ * it. Checked by PatternParamPipe (a regular expression test) rather than a parameter DTO
+ * through class-validator; documented on the route with ApiParam.
+ */
+export const ClientIdParam = (): ParameterDecorator =>
+  Param('id', new PatternParamPipe(UUID_PATTERN, 'должен быть UUID'));
