@@ -1,5 +1,4 @@
-import { DateTime } from 'luxon';
-import { LocalDate, formatDdMmYyyy, parseDdMmYyyy } from '@bank/shared/validation';
+import { LocalDate, formatDdMmYyyy, localWallClock, parseDdMmYyyy } from '@bank/shared/validation';
 import { ClientEntity } from './entities/client.entity';
 import { ClientResponseDto } from './dto/client-response.dto';
 import { PassportDataDto } from './dto/passport-data.dto';
@@ -34,8 +33,13 @@ export function toPassportColumns(
   };
 }
 
+/** The instant as dd-MM-yyyy HH:mm:ss (DATE_TIME_LAYOUT) in the time zone. */
 export function formatDateTime(instant: Date, timeZone: string): string {
-  return DateTime.fromJSDate(instant, { zone: timeZone }).toFormat(DATE_TIME_LAYOUT);
+  const local = localWallClock(instant, timeZone);
+  return (
+    `${pad(local.getUTCDate())}-${pad(local.getUTCMonth() + 1)}-${local.getUTCFullYear().toString().padStart(4, '0')} ` +
+    `${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}`
+  );
 }
 
 export function toClientResponse(client: ClientEntity, timeZone: string): ClientResponseDto {
