@@ -1,13 +1,13 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { useContainer } from 'class-validator';
 import { BUSINESS_TIME_ZONE, Clock, configureHttpApp } from '@bank/shared/nest';
+import { useNestContainerForValidation } from '@bank/shared/validation';
 import { ClientsModule } from './clients/clients.module';
 import { ClientRegistrationExceptionFilter } from './registration-exception.filter';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
 export function configureApp(app: NestFastifyApplication): void {
   // Date rules relative to "today" are validators that need the injected clock.
-  useContainer(app.select(ClientsModule), { fallbackOnErrors: true });
+  useNestContainerForValidation(app.select(ClientsModule));
   configureHttpApp(app, {
     filter: new ClientRegistrationExceptionFilter(
       app.get(Clock),

@@ -3,3 +3,4 @@ export * from './decorators';
 export * from './validation-pipe';
 export * from './text-safety.pipe';
 export * from './pattern-param.pipe';
+export * from './nest-container';
