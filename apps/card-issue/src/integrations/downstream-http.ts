@@ -56,13 +56,21 @@ export class DownstreamHttp {
     };
   }
 
+  /** This deployment's own address, once it listens (then it does not change). */
+  private ownAddress: string | null = null;
+
   /**
    * Base URL of a service: the configured one, or this deployment's own mount point at the
-   * address it actually listens on (resolved per call, so port 0 in tests works too).
+   * address it actually listens on (resolved once it listens, so port 0 in tests works too).
    */
   baseUrl(service: DownstreamService): string | null {
     const configured = this.configured[service];
     if (configured) return configured;
+    const own = this.ownAddress ?? (this.ownAddress = this.listeningAddress());
+    return own && `${own}${this.env.BASE_PATH ?? ''}${OWN_MOUNT[service]}`;
+  }
+
+  private listeningAddress(): string | null {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as
       { address(): AddressInfo | string | null } | undefined;
     const address = server?.address();
@@ -73,7 +81,7 @@ export class DownstreamHttp {
         : address.address.includes(':')
           ? `[${address.address}]`
           : address.address;
-    return `http://${host}:${address.port}${this.env.BASE_PATH ?? ''}${OWN_MOUNT[service]}`;
+    return `http://${host}:${address.port}`;
   }
 
   async send(service: DownstreamService, request: DownstreamRequest): Promise<DownstreamOutcome> {
