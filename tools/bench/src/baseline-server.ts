@@ -5,62 +5,24 @@
  *
  *   DATABASE_URL=... PORT=... node -r @swc-node/register tools/bench/src/baseline-server.ts
  *
- * The SQL mirrors apps/card-issue/src/card-issues/card-issues.repository.ts (insert, findById,
- * findByClient), the user service's findOneBy, and client-registration's manager lookup,
- * client insert and findOneBy.
+ * The card issue statements are the service's own (apps/card-issue/src/card-issues/card-issues.sql.ts);
+ * the user, manager and client statements mirror the user service's find by id and
+ * client-registration's manager lookup, client insert and find by id.
  */
 import { randomInt } from 'node:crypto';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { Pool } from 'pg';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the baseline runs the service's own statements
+import {
+  INSERT_CARD_ISSUE_SQL,
+  SELECT_CARD_ISSUES_BY_CLIENT_SQL,
+  SELECT_CARD_ISSUE_BY_ID_SQL,
+} from '../../../apps/card-issue/src/card-issues/card-issues.sql';
 
 const pool = new Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DB_POOL_SIZE ?? 10),
 });
-
-const INSERT_CARD_ISSUE = `WITH req AS (
-   INSERT INTO card_issue_requests (request_id, status, failure_reason, card_owner, holder_user_id, form_factor,
-                                    card_holder, options, delivery, status_sequence, created_at, updated_at)
-   VALUES ('RCARDB' || $1::text || lpad(card_issue_next_request_number($1::text)::text, 6, '0'),
-           $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::jsonb, 1, $10::timestamptz, $10::timestamptz)
-   RETURNING request_id
- ), history AS (
-   INSERT INTO card_issue_status_history (request_id, status, source, at)
-   SELECT request_id, $2::text, 'api', $10::timestamptz FROM req
- ), outbox AS (
-   INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
-   SELECT request_id, 'operation.create',
-          jsonb_build_object('requestId', request_id, 'cardOwner', $4::text, 'holderUserId', $5::text,
-                             'formFactor', $6::text, 'status', $2::text, 'sequence', 1),
-          now(), now()
-   FROM req
- ), idempotency AS (
-   UPDATE card_issue_idempotency_keys k
-   SET response = jsonb_build_object('requestId', req.request_id, 'status', $2::text,
-                                     'statusCode', $12::text, 'failureReason', $3::text)
-   FROM req WHERE k.key = $11::text
- )
- SELECT request_id AS "requestId" FROM req`;
-
-const RECORD_COLUMNS = `r.request_id AS "requestId", r.status, r.failure_reason AS "failureReason",
-  r.card_owner AS "cardOwner", r.form_factor AS "formFactor", r.card_holder AS "cardHolder", r.options, r.delivery,
-  floor(extract(epoch FROM r.created_at) * 1000)::float8 AS "createdAt",
-  floor(extract(epoch FROM r.updated_at) * 1000)::float8 AS "updatedAt",
-  (SELECT coalesce(json_agg(json_build_object('status', h.status, 'source', h.source,
-                                              'at', floor(extract(epoch FROM h.at) * 1000)) ORDER BY h.id), '[]')
-     FROM card_issue_status_history h WHERE h.request_id = r.request_id) AS history`;
-const SELECT_REQUEST = `SELECT ${RECORD_COLUMNS} FROM card_issue_requests r WHERE r.request_id = $1`;
-const SELECT_BY_CLIENT = `SELECT ${RECORD_COLUMNS}
- FROM (
-   (SELECT request_id, created_at FROM card_issue_requests WHERE card_owner = $1
-    ORDER BY created_at DESC, request_id DESC LIMIT $2)
-   UNION
-   (SELECT request_id, created_at FROM card_issue_requests WHERE holder_user_id = $1
-    ORDER BY created_at DESC, request_id DESC LIMIT $2)
-   ORDER BY created_at DESC, request_id DESC LIMIT $3 OFFSET $4
- ) page
- JOIN card_issue_requests r ON r.request_id = page.request_id
- ORDER BY page.created_at DESC, page.request_id DESC`;
 
 const INSERT_CLIENT = `INSERT INTO clients (last_name, first_name, middle_name, gender, client_type, bankrupt_individual,
    bankrupt_entrepreneur, embossing_name, phone, email, birth_date, birth_place, passport_issue_date, passport_series,
@@ -125,7 +87,7 @@ async function createCardIssue(body: Json): Promise<[number, unknown]> {
   const status = missing ? 'FAILED' : 'CREATED';
   const failureReason = missing ? `User ${missing} does not exist` : null;
   const now = new Date();
-  const { rows } = await pool.query<{ requestId: string }>(INSERT_CARD_ISSUE, [
+  const { rows } = await pool.query<{ requestId: string }>(INSERT_CARD_ISSUE_SQL, [
     businessDay(now),
     status,
     failureReason,
@@ -211,11 +173,11 @@ async function route(req: IncomingMessage): Promise<[number, unknown]> {
   if (req.method === 'POST' && url === '/api/v1/card-issue')
     return createCardIssue((await readBody(req)) as Json);
   if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/client\/([A-Z0-9]{6})$/.exec(url))) {
-    const { rows } = await pool.query<Json>(SELECT_BY_CLIENT, [m[1], 100, 100, 0]);
+    const { rows } = await pool.query<Json>(SELECT_CARD_ISSUES_BY_CLIENT_SQL, [m[1], 100, 100, 0]);
     return [200, rows];
   }
   if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/(RCARDB\d{14})$/.exec(url))) {
-    const { rows } = await pool.query<Json>(SELECT_REQUEST, [m[1]]);
+    const { rows } = await pool.query<Json>(SELECT_CARD_ISSUE_BY_ID_SQL, [m[1]]);
     return rows.length ? [200, rows[0]] : [404, { error: 'not found' }];
   }
   if (req.method === 'POST' && url === '/api/clients')

@@ -36,7 +36,7 @@ export function configureHttpApp(
 }
 
 /** helmet's options: its defaults, with a CSP that admits what Swagger UI at /docs needs. */
-const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
+export const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
   contentSecurityPolicy: {
     directives: {
       defaultSrc: ["'self'"],

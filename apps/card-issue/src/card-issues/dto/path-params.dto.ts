@@ -1,4 +1,4 @@
-import { Param, applyDecorators } from '@nestjs/common';
+import { Param } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 import { REQUEST_ID_PATTERN, USER_ID_PATTERN } from '@bank/shared/identifiers';
 import { PatternParamPipe, USER_ID_MESSAGE } from '@bank/shared/validation';
@@ -16,23 +16,19 @@ export const RequestIdParam = (): ParameterDecorator =>
   Param('id', new PatternParamPipe(REQUEST_ID_PATTERN, REQUEST_ID_MESSAGE));
 
 export const ApiRequestIdParam = () =>
-  applyDecorators(
-    ApiParam({
-      name: 'id',
-      description: 'RCARDB + ddMMyyyy + 6 digits',
-      schema: { example: 'RCARDB23112026000001', type: 'string' },
-    }),
-  );
+  ApiParam({
+    name: 'id',
+    description: 'RCARDB + ddMMyyyy + 6 digits',
+    schema: { example: 'RCARDB23112026000001', type: 'string' },
+  });
 
 /** `clientId`: a user id, card owner or card holder. */
 export const ClientIdParam = (): ParameterDecorator =>
   Param('clientId', new PatternParamPipe(USER_ID_PATTERN, USER_ID_MESSAGE));
 
 export const ApiClientIdParam = () =>
-  applyDecorators(
-    ApiParam({
-      name: 'clientId',
-      description: 'User id: X + 5 of A-Z 0-9 (card owner or card holder)',
-      schema: { example: 'X1A2B3', type: 'string' },
-    }),
-  );
+  ApiParam({
+    name: 'clientId',
+    description: 'User id: X + 5 of A-Z 0-9 (card owner or card holder)',
+    schema: { example: 'X1A2B3', type: 'string' },
+  });

@@ -1,0 +1,68 @@
+/**
+ * The statements of CardIssuesRepository's hot paths, as plain strings: the repository runs
+ * them, and the benchmark baseline (tools/bench/src/baseline-server.ts) runs the very same
+ * ones, so the two always do the same database work.
+ */
+
+/**
+ * Stores a new request in one statement: the request with its id generated from the day's
+ * sequence ($1 = ddMMyyyy), its first history entry, the outbox message that creates its
+ * operation, and the response of its idempotency key ($11, if any).
+ */
+export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
+   INSERT INTO card_issue_requests (request_id, status, failure_reason, card_owner, holder_user_id, form_factor,
+                                    card_holder, options, delivery, status_sequence, created_at, updated_at)
+   VALUES ('RCARDB' || $1::text || lpad(card_issue_next_request_number($1::text)::text, 6, '0'),
+           $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::jsonb, 1, $10::timestamptz, $10::timestamptz)
+   RETURNING request_id
+ ), history AS (
+   INSERT INTO card_issue_status_history (request_id, status, source, at)
+   SELECT request_id, $2::text, 'api', $10::timestamptz FROM req
+ ), outbox AS (
+   INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
+   SELECT request_id, 'operation.create',
+          jsonb_build_object('requestId', request_id, 'cardOwner', $4::text, 'holderUserId', $5::text,
+                             'formFactor', $6::text, 'status', $2::text, 'sequence', 1),
+          now(), now()
+   FROM req
+ ), idempotency AS (
+   UPDATE card_issue_idempotency_keys k
+   SET response = jsonb_build_object('requestId', req.request_id, 'status', $2::text,
+                                     'statusCode', $12::text, 'failureReason', $3::text)
+   FROM req WHERE k.key = $11::text
+ )
+ SELECT request_id AS "requestId" FROM req`;
+
+/**
+ * The columns of a request row `r` with its history: one statement and one round trip per
+ * read, whatever the number of requests. Instants leave the database as epoch milliseconds
+ * (the precision the service writes them with), so no timestamp text is parsed and the
+ * session time zone plays no part.
+ */
+const RECORD_COLUMNS = `r.request_id AS "requestId", r.status, r.failure_reason AS "failureReason",
+  r.card_owner AS "cardOwner", r.form_factor AS "formFactor", r.card_holder AS "cardHolder", r.options, r.delivery,
+  floor(extract(epoch FROM r.created_at) * 1000)::float8 AS "createdAt",
+  floor(extract(epoch FROM r.updated_at) * 1000)::float8 AS "updatedAt",
+  (SELECT coalesce(json_agg(json_build_object('status', h.status, 'source', h.source,
+                                              'at', floor(extract(epoch FROM h.at) * 1000)) ORDER BY h.id), '[]')
+     FROM card_issue_status_history h WHERE h.request_id = r.request_id) AS history`;
+
+/** One request with its history; $1 = request id. */
+export const SELECT_CARD_ISSUE_BY_ID_SQL = `SELECT ${RECORD_COLUMNS} FROM card_issue_requests r WHERE r.request_id = $1`;
+
+/**
+ * Requests whose owner or holder is $1, newest first, with their history; $2 = limit + offset,
+ * $3 = limit, $4 = offset. Two index range scans (owner, holder) merged, so the cost follows
+ * the page, not the table.
+ */
+export const SELECT_CARD_ISSUES_BY_CLIENT_SQL = `SELECT ${RECORD_COLUMNS}
+ FROM (
+   (SELECT request_id, created_at FROM card_issue_requests WHERE card_owner = $1
+    ORDER BY created_at DESC, request_id DESC LIMIT $2)
+   UNION
+   (SELECT request_id, created_at FROM card_issue_requests WHERE holder_user_id = $1
+    ORDER BY created_at DESC, request_id DESC LIMIT $2)
+   ORDER BY created_at DESC, request_id DESC LIMIT $3 OFFSET $4
+ ) page
+ JOIN card_issue_requests r ON r.request_id = page.request_id
+ ORDER BY page.created_at DESC, page.request_id DESC`;
