@@ -1,11 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  BUSINESS_TIME_ZONE,
-  CardIssueExceptionFilter,
-  Clock,
-  configureHttpApp,
-} from '@bank/shared/nest';
+import { CardIssueExceptionFilter, configureHttpApp } from '@bank/shared/nest';
 import { documentDownstreamServices } from './downstream/downstream-openapi';
+import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
 export function configureApp(app: NestFastifyApplication): void {

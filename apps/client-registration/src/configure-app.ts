@@ -1,8 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { BUSINESS_TIME_ZONE, Clock, configureHttpApp } from '@bank/shared/nest';
+import { configureHttpApp } from '@bank/shared/nest';
 import { useNestContainerForValidation } from '@bank/shared/validation';
 import { ClientsModule } from './clients/clients.module';
 import { ClientRegistrationExceptionFilter } from './registration-exception.filter';
+import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
 export function configureApp(app: NestFastifyApplication): void {

@@ -1,6 +1,5 @@
 import { Catch } from '@nestjs/common';
-import { Problem, RegistrationErrorBody } from '@bank/shared/errors';
-import { RegistrationExceptionFilter } from '@bank/shared/nest';
+import { RegistrationExceptionFilter, Problem, RegistrationErrorBody } from '@bank/shared/nest';
 
 /**
  * class-validator words a few violations itself, in English and without a hook for another

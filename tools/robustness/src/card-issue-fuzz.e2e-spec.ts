@@ -1,4 +1,3 @@
-import { FixedClock } from '@bank/shared/nest';
 import { FUZZ_RUNS, FUZZ_TIMEOUT_MS, fuzzEndpoint } from './support/fuzz';
 import { sendJson } from './support/http';
 import {
@@ -13,6 +12,7 @@ import {
   selfVirtual,
   startCardIssue,
 } from './support/services';
+import { FixedClock } from '@bank/shared/calendar';
 
 const API = '/api/v1/card-issue';
 const secret = { 'x-secret': SECRET };

@@ -1,4 +1,3 @@
-import { FixedClock } from '@bank/shared/nest';
 import { FUZZ_RUNS, FUZZ_TIMEOUT_MS, fuzzEndpoint } from './support/fuzz';
 import { sendJson } from './support/http';
 import {
@@ -9,6 +8,7 @@ import {
   registrationRowCounts,
   startRegistration,
 } from './support/services';
+import { FixedClock } from '@bank/shared/calendar';
 
 /** Property-based fuzzing of both write endpoints of client-registration. One app for the file. */
 describe(`client-registration write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, () => {

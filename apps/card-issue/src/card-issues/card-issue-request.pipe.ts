@@ -2,10 +2,10 @@ import { Inject, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { RequestValidationError } from '@bank/shared/errors';
-import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/nest';
-import { flattenValidationErrors, localDateIn } from '@bank/shared/validation';
+import { flattenValidationErrors } from '@bank/shared/validation';
 import { checkCardIssueRules } from './card-issue-rules';
 import { CardIssueRequestDto } from './dto/card-issue-request.dto';
+import { BUSINESS_TIME_ZONE, Clock, localDateIn } from '@bank/shared/calendar';
 
 /**
  * Validates a CardIssueRequest: field rules (class-validator) and the cross-field rules of

@@ -1,12 +1,6 @@
 import { FieldError } from '@bank/shared/errors';
-import {
-  LocalDate,
-  TIME_HH_MM_PATTERN,
-  compareLocalDates,
-  minutesOfDay,
-  parseDdMmYyyy,
-  plusCalendar,
-} from '@bank/shared/validation';
+import { TIME_HH_MM_PATTERN, minutesOfDay } from '@bank/shared/validation';
+import { LocalDate, compareLocalDates, parseDdMmYyyy, plusCalendar } from '@bank/shared/calendar';
 
 /** Courier slots: exactly 4 hours, within 09:00-21:00 (card-issue spec 2.6, rules 5-6). */
 export const SLOT_MINUTES = 4 * 60;

@@ -12,7 +12,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { CardIssueErrorBody, RequestValidationError } from '@bank/shared/errors';
+import { RequestValidationError } from '@bank/shared/errors';
 import { CardIssueRequestPipe } from './card-issue-request.pipe';
 import { CardIssuesService } from './card-issues.service';
 import { CARD_ISSUE_REQUEST_EXAMPLES } from './dto/card-issue-request.examples';
@@ -29,6 +29,7 @@ import {
   ClientIdParam,
   RequestIdParam,
 } from './dto/path-params.dto';
+import { CardIssueErrorBody } from '@bank/shared/nest';
 
 export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -1,6 +1,5 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { FixedClock } from '@bank/shared/nest';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../app.module';
 import { configureApp } from '../configure-app';
@@ -14,6 +13,7 @@ import {
   selfPlastic,
   selfVirtual,
 } from '../../test/fixtures';
+import { FixedClock } from '@bank/shared/calendar';
 
 // 12:00 in Moscow on 23-11-2026: tomorrow is 24-11, today + 7 is 30-11.
 const clock = new FixedClock('2026-11-23T09:00:00.000Z');

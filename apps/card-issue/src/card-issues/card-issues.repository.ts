@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { readQuery } from '@bank/shared/database';
+import { DataSource, EntityManager } from 'typeorm';
+import { PG_SEQUENCE_LIMIT_EXCEEDED, postgresError, readQuery } from '@bank/shared/database';
 import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status';
 import { STATUS_CODES } from './card-issue-status';
 import {
@@ -26,14 +26,8 @@ export interface NewCardIssueRow {
   idempotencyKey: string | null;
 }
 
-/** nextval past a sequence's MAXVALUE. */
-const PG_SEQUENCE_LIMIT_EXCEEDED = '2200H';
-
 export function isSequenceExhausted(error: unknown): boolean {
-  return (
-    error instanceof QueryFailedError &&
-    (error.driverError as { code?: string }).code === PG_SEQUENCE_LIMIT_EXCEEDED
-  );
+  return postgresError(error)?.code === PG_SEQUENCE_LIMIT_EXCEEDED;
 }
 
 /** A request with its status history, as the GET endpoints read it. Instants in epoch ms. */

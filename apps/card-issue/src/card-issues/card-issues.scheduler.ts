@@ -6,11 +6,12 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { Clock, ENVIRONMENT } from '@bank/shared/nest';
+import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment';
 import { OutboxService } from '../outbox/outbox.service';
 import { IdempotencyRepository } from './idempotency.repository';
 import { StatusMovesService } from './status-moves.service';
+import { Clock } from '@bank/shared/calendar';
 
 const MOVES = 'card-issue-status-moves';
 const CLEANUP = 'card-issue-idempotency-cleanup';

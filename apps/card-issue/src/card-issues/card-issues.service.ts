@@ -1,6 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { BUSINESS_TIME_ZONE, Clock, formatLocalDateTime } from '@bank/shared/nest';
-import { formatDdMmYyyy, localDateIn } from '@bank/shared/validation';
 import { GatewayResult } from '../integrations/gateway-result';
 import { BranchesClient } from '../integrations/branches/branches.client';
 import { UsersClient } from '../integrations/users/users.client';
@@ -22,6 +20,13 @@ import {
 import { CardIssueRequestDto } from './dto/card-issue-request.dto';
 import { CardIssueRecordDto, CardIssueResponseDto } from './dto/card-issue-response.dto';
 import { IdempotencyRepository, hashBody } from './idempotency.repository';
+import {
+  BUSINESS_TIME_ZONE,
+  Clock,
+  formatLocalDateTime,
+  formatDdMmYyyy,
+  localDateIn,
+} from '@bank/shared/calendar';
 
 export interface CreateResult {
   response: CardIssueResponseDto;

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Clock, ENVIRONMENT } from '@bank/shared/nest';
+import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment';
+import { Clock } from '@bank/shared/calendar';
 
 /**
  * The automatic moves: CREATED -> PROCESSING after one delay, PROCESSING -> READY

@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { FixedClock } from '@bank/shared/nest';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../app.module';
 import { configureApp } from '../configure-app';
 import { NOW, passportData, registration } from '../../test/client-request.fixture';
+import { FixedClock } from '@bank/shared/calendar';
 
 /**
  * Spec 2.4 over HTTP with a fixed clock, on both sides of every edge, at registration and

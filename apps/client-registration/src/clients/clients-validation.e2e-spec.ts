@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { FixedClock } from '@bank/shared/nest';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../app.module';
 import { configureApp } from '../configure-app';
 import { NOW, registration, withField } from '../../test/client-request.fixture';
+import { FixedClock } from '@bank/shared/calendar';
 
 /**
  * Every row of spec 2.1 / part 8 at its limit (accepted) and just past it (400 naming the

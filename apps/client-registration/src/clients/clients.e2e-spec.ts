@@ -1,10 +1,10 @@
 import request from 'supertest';
-import { FixedClock } from '@bank/shared/nest';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../app.module';
 import { configureApp } from '../configure-app';
 import { NOW, passportData, registration } from '../../test/client-request.fixture';
 import { AccountNumberGenerator } from './account-number.generator';
+import { FixedClock } from '@bank/shared/calendar';
 
 interface DocumentedResponse {
   content: Record<string, { schema: { $ref: string }; examples?: object }>;

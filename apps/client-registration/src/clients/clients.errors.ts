@@ -1,5 +1,5 @@
+import { LocalDate, formatDdMmYyyy } from '@bank/shared/calendar';
 import { DomainError } from '@bank/shared/errors';
-import { LocalDate, formatDdMmYyyy } from '@bank/shared/validation';
 
 /** Errors of the clients feature; titles and messages are Russian (registration spec part 7). */
 

@@ -1,7 +1,7 @@
-import { LocalDate, formatDdMmYyyy, localWallClock, parseDdMmYyyy } from '@bank/shared/validation';
 import { ClientEntity } from './entities/client.entity';
 import { ClientResponseDto } from './dto/client-response.dto';
 import { PassportDataDto } from './dto/passport-data.dto';
+import { LocalDate, formatDdMmYyyy, localWallClock, parseDdMmYyyy } from '@bank/shared/calendar';
 
 /** Layout of registrationDate and actualizationDate (spec 2.2). */
 export const DATE_TIME_LAYOUT = 'dd-MM-yyyy HH:mm:ss';

@@ -9,7 +9,7 @@ import {
   ApiResponseExamples,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
-import { RegistrationErrorBody } from '@bank/shared/errors';
+import { RegistrationErrorBody } from '@bank/shared/nest';
 
 /** OpenAPI error responses of the clients endpoints, with one example per failure. */
 

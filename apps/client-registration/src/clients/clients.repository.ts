@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
-import { entityColumns, readQuery } from '@bank/shared/database';
-import { PG_UNIQUE_VIOLATION } from '@bank/shared/errors';
+import { DataSource } from 'typeorm';
+import { entityColumns, readQuery, uniqueViolationConstraint } from '@bank/shared/database';
 import { ClientEntity } from './entities/client.entity';
 import { PassportAlreadyRegisteredError } from './clients.errors';
 
@@ -78,13 +77,11 @@ function translateUniqueViolation(
   error: unknown,
   client: Pick<NewClient, 'passportSeries' | 'passportNumber' | 'accountNumber'>,
 ): unknown {
-  if (!(error instanceof QueryFailedError)) return error;
-  const driverError = error.driverError as { code?: string; constraint?: string } | undefined;
-  if (driverError?.code !== PG_UNIQUE_VIOLATION) return error;
-  if (driverError.constraint === PASSPORT_CONSTRAINT) {
+  const constraint = uniqueViolationConstraint(error);
+  if (constraint === PASSPORT_CONSTRAINT) {
     return new PassportAlreadyRegisteredError(client.passportSeries, client.passportNumber);
   }
-  if (driverError.constraint === ACCOUNT_NUMBER_CONSTRAINT) {
+  if (constraint === ACCOUNT_NUMBER_CONSTRAINT) {
     return new AccountNumberTakenError(client.accountNumber);
   }
   return error;

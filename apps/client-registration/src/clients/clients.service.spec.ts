@@ -1,4 +1,3 @@
-import { FixedClock } from '@bank/shared/nest';
 import { ManagerNotFoundError } from '../managers/managers.errors';
 import { ManagersService } from '../managers/managers.service';
 import { registration } from '../../test/client-request.fixture';
@@ -7,6 +6,7 @@ import { ClientUnderageError, PassportOutdatedError } from './clients.errors';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
 import { RegisterClientDto } from './dto/register-client.dto';
+import { FixedClock } from '@bank/shared/calendar';
 
 describe('ClientsService (rules before storage)', () => {
   const insert = jest.fn();

@@ -1,6 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/nest';
-import { localDateIn, parseDdMmYyyy } from '@bank/shared/validation';
 import { ManagersService } from '../managers/managers.service';
 import { AccountNumberGenerator } from './account-number.generator';
 import {
@@ -16,6 +14,7 @@ import { PassportDataDto } from './dto/passport-data.dto';
 import { RegisterClientDto } from './dto/register-client.dto';
 import { UpdatePassportDto } from './dto/update-passport.dto';
 import { checkAgeAndPassport } from './passport.rules';
+import { BUSINESS_TIME_ZONE, Clock, localDateIn, parseDdMmYyyy } from '@bank/shared/calendar';
 
 /** Draws of a fresh account number before giving up; with 10^12 numbers one is plenty. */
 export const ACCOUNT_NUMBER_ATTEMPTS = 5;

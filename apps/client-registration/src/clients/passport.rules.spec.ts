@@ -1,4 +1,4 @@
-import { LocalDate, parseDdMmYyyy } from '@bank/shared/validation';
+import { LocalDate, parseDdMmYyyy } from '@bank/shared/calendar';
 import { checkAgeAndPassport, isInFuture, isIssuedBeforeBirth } from './passport.rules';
 
 const d = (value: string): LocalDate => {

@@ -1,4 +1,4 @@
-import { LocalDate, ageOn, compareLocalDates, plusCalendar } from '@bank/shared/validation';
+import { LocalDate, ageOn, compareLocalDates, plusCalendar } from '@bank/shared/calendar';
 
 /** Registration spec 2.4, as pure functions of calendar dates (the caller supplies "today"). */
 

@@ -4,3 +4,4 @@ export * from './embedded-postgres';
 export * from './migrations';
 export * from './migration-command';
 export * from './read-query';
+export * from './postgres-error';

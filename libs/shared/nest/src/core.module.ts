@@ -4,7 +4,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { DATABASE_SETTINGS, DatabaseSettings } from '@bank/shared/database';
-import { BUSINESS_TIME_ZONE, Clock, SystemClock } from './clock';
+import { BUSINESS_TIME_ZONE, Clock, SystemClock } from '@bank/shared/calendar';
 import { BaseEnvironment, validateEnvironment } from './environment';
 import { loggerParams } from './logging';
 import { HealthController, SERVICE_NAME } from './health.controller';

@@ -6,7 +6,7 @@ import { QueryFailedError } from 'typeorm';
 import request from 'supertest';
 import { DomainError } from '@bank/shared/errors';
 import { Test } from '@nestjs/testing';
-import { Clock, FixedClock } from './clock';
+import { Clock, FixedClock } from '@bank/shared/calendar';
 import { createHttpAdapter } from './http-adapter';
 import { CoreModule } from './core.module';
 import { configureHttpApp } from './configure';

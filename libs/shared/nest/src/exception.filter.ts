@@ -1,14 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
+import { Clock, formatLocalDateTime } from '@bank/shared/calendar';
+import { CardIssueErrorBody, buildCardIssueErrorBody } from './errors/card-issue-error-body';
+import { Problem, toProblem } from './errors/problem';
 import {
-  CardIssueErrorBody,
-  Problem,
   RegistrationErrorBody,
-  buildCardIssueErrorBody,
   buildRegistrationErrorBody,
-  toProblem,
-} from '@bank/shared/errors';
-import { Clock, formatLocalDateTime } from './clock';
+} from './errors/registration-error-body';
 
 /**
  * The one global filter of a service: every exception, including the framework's own

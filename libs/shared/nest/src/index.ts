@@ -1,4 +1,6 @@
-export * from './clock';
+export * from './errors/problem';
+export * from './errors/card-issue-error-body';
+export * from './errors/registration-error-body';
 export * from './environment';
 export * from './http-adapter';
 export * from './logging';

@@ -6,7 +6,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import request from 'supertest';
-import { Clock, FixedClock } from './clock';
+import { Clock, FixedClock } from '@bank/shared/calendar';
 import { HELMET_OPTIONS, configureHttpApp } from './configure';
 import { CoreModule } from './core.module';
 import { BaseEnvironment } from './environment';

@@ -1,7 +1,8 @@
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
-import { Clock, createHttpAdapter } from '@bank/shared/nest';
+import { createHttpAdapter } from '@bank/shared/nest';
+import { Clock } from '@bank/shared/calendar';
 
 export interface TestAppOptions {
   module: DynamicModule | Type<unknown>;

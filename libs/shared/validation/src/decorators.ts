@@ -8,7 +8,7 @@ import {
   RECIPIENT_USER_ID_PATTERN,
   USER_ID_PATTERN,
 } from '@bank/shared/identifiers';
-import { parseDdMmYyyy } from './local-date';
+import { parseDdMmYyyy } from '@bank/shared/calendar';
 
 /**
  * Composite decorators for the identifier formats and layouts of the specs. Each takes

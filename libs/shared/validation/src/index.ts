@@ -1,4 +1,3 @@
-export * from './local-date';
 export * from './decorators';
 export * from './validation-pipe';
 export * from './text-safety.pipe';

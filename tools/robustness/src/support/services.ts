@@ -4,13 +4,13 @@
  * else in the workspace may depend on this project. */
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DataSource } from 'typeorm';
-import { Clock } from '@bank/shared/nest';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule as CardIssueAppModule } from '../../../../apps/card-issue/src/app.module';
 import { configureApp as configureCardIssue } from '../../../../apps/card-issue/src/configure-app';
 import { configureApp as configureRegistration } from '../../../../apps/client-registration/src/configure-app';
 import { AppModule as RegistrationAppModule } from '../../../../apps/client-registration/src/app.module';
 import { SECRET } from '../../../../apps/card-issue/test/fixtures';
+import { Clock } from '@bank/shared/calendar';
 
 export { SECRET };
 export {

@@ -8,11 +8,11 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { CardIssueErrorBody } from '@bank/shared/errors';
 import { BRANCH_SERVICE_TAG } from '../downstream-openapi';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
 import { BranchDto, BranchIdParams } from './dto/branch.dto';
 import { BranchesService } from './branches.service';
+import { CardIssueErrorBody } from '@bank/shared/nest';
 
 @ApiTags(BRANCH_SERVICE_TAG)
 @ApiSecurity(X_SECRET_SCHEME)

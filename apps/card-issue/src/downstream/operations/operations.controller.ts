@@ -22,12 +22,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { CardIssueErrorBody } from '@bank/shared/errors';
 import { OPERATION_SERVICE_TAG, OPERATION_SERVICE_V2_TAG } from '../downstream-openapi';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
 import { CardOwnerParams, HolderParams } from './dto/operation-params.dto';
 import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dto/operation.dto';
 import { OperationsService } from './operations.service';
+import { CardIssueErrorBody } from '@bank/shared/nest';
 
 /**
  * Routes of the operation service interface. Served twice (v1 and the v2 path variant) through

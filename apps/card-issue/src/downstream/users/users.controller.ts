@@ -12,12 +12,12 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { CardIssueErrorBody } from '@bank/shared/errors';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
 import { USER_SERVICE_TAG } from '../downstream-openapi';
 import { CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { UsersService } from './users.service';
+import { CardIssueErrorBody } from '@bank/shared/nest';
 
 @ApiTags(USER_SERVICE_TAG)
 @ApiSecurity(X_SECRET_SCHEME)

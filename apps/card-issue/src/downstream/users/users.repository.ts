@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository } from 'typeorm';
-import { entityColumns, readQuery } from '@bank/shared/database';
-import { PG_UNIQUE_VIOLATION } from '@bank/shared/errors';
+import { Repository } from 'typeorm';
+import { entityColumns, readQuery, uniqueViolationConstraint } from '@bank/shared/database';
 import { UserEntity } from './entities/user.entity';
 
 /** Names given by the migration; a unique violation is told apart by its constraint. */
@@ -10,12 +9,6 @@ export const USER_PK_CONSTRAINT = 'pk_user_service_users';
 export const USER_PASSPORT_CONSTRAINT = 'uq_user_service_users_passport';
 
 export type InsertUserOutcome = 'inserted' | 'id-taken' | 'passport-taken';
-
-function violatedConstraint(error: unknown): string | undefined {
-  if (!(error instanceof QueryFailedError)) return undefined;
-  const driverError = error.driverError as { code?: string; constraint?: string } | undefined;
-  return driverError?.code === PG_UNIQUE_VIOLATION ? (driverError.constraint ?? '') : undefined;
-}
 
 @Injectable()
 export class UsersRepository {
@@ -35,7 +28,7 @@ export class UsersRepository {
       await this.users.insert(user);
       return 'inserted';
     } catch (error) {
-      const constraint = violatedConstraint(error);
+      const constraint = uniqueViolationConstraint(error);
       if (constraint === USER_PK_CONSTRAINT) return 'id-taken';
       if (constraint === USER_PASSPORT_CONSTRAINT) return 'passport-taken';
       throw error;

@@ -13,9 +13,10 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
-import { IsDdMmYyyy, parseDdMmYyyy } from '@bank/shared/validation';
+import { IsDdMmYyyy } from '@bank/shared/validation';
 import { isIssuedBeforeBirth } from '../passport.rules';
 import { NotInFutureConstraint } from './not-in-future.validator';
+import { parseDdMmYyyy } from '@bank/shared/calendar';
 
 /**
  * Field rules of the registration request with Russian messages. Each message function

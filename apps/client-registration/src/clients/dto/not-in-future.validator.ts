@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
-import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/nest';
-import { localDateIn, parseDdMmYyyy } from '@bank/shared/validation';
 import { isInFuture } from '../passport.rules';
+import { BUSINESS_TIME_ZONE, Clock, localDateIn, parseDdMmYyyy } from '@bank/shared/calendar';
 
 /**
  * A dd-MM-yyyy date must not be after the business date. Needs the injected clock, so it is

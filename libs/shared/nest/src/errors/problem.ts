@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
-import { DomainError, FieldError, RequestValidationError } from './domain-error';
+import { uniqueViolationConstraint } from '@bank/shared/database';
+import { DomainError, FieldError, RequestValidationError } from '@bank/shared/errors';
 
 /**
  * What went wrong, independent of how a service renders it. Every exception that
@@ -18,8 +18,6 @@ export interface Problem {
   /** True when the failure was not anticipated and must be logged with its stack. */
   unexpected: boolean;
 }
-
-export const PG_UNIQUE_VIOLATION = '23505';
 
 interface FrameworkError {
   statusCode?: number;
@@ -56,11 +54,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; message: str
   },
 };
 
-function isUniqueViolation(exception: unknown): exception is QueryFailedError {
-  return (
-    exception instanceof QueryFailedError &&
-    (exception.driverError as { code?: string } | undefined)?.code === PG_UNIQUE_VIOLATION
-  );
+function isUniqueViolation(exception: unknown): boolean {
+  return uniqueViolationConstraint(exception) !== undefined;
 }
 
 function fromHttpException(exception: HttpException): Problem {

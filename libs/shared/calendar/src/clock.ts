@@ -1,4 +1,4 @@
-import { localWallClock } from '@bank/shared/validation';
+import { localWallClock } from './local-date';
 
 /** Source of "now". Injected everywhere a rule depends on time, so tests fix the instant. */
 export abstract class Clock {
