@@ -5,7 +5,7 @@ import { CoreModule, HealthModule } from '@bank/shared/nest';
 import { CardIssuesModule } from './card-issues/card-issues.module';
 import { CardIssueEnvironment, SERVICE_NAME } from './config/environment';
 import { DATABASE_OPTIONS } from './database/database.config';
-import { DownstreamModule } from './downstream/downstream.module';
+import { ReferenceServicesModule } from './reference-services/reference-services.module';
 import { IntegrationsModule } from './integrations/integrations.module';
 
 @Module({})
@@ -22,7 +22,7 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(DATABASE_OPTIONS),
         HealthModule.forService(SERVICE_NAME),
-        DownstreamModule,
+        ReferenceServicesModule,
         IntegrationsModule,
         ScheduleModule.forRoot(),
         CardIssuesModule,

@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CardIssueExceptionFilter, configureHttpApp } from '@bank/shared/nest';
-import { documentDownstreamServices } from './downstream/downstream-openapi';
+import { documentDownstreamServices } from './reference-services/reference-services.openapi';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */

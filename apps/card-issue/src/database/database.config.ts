@@ -3,10 +3,10 @@ import { CardIssueRequest } from '../card-issues/entities/card-issue-request.ent
 import { CardIssueStatusChange } from '../card-issues/entities/card-issue-status-change.entity';
 import { IdempotencyKey } from '../card-issues/entities/idempotency-key.entity';
 import { SERVICE_NAME } from '../config/environment';
-import { BranchEntity } from '../downstream/branches/entities/branch.entity';
+import { BranchEntity } from '../reference-services/branches/entities/branch.entity';
 import { OutboxMessage } from '../outbox/outbox-message.entity';
-import { OperationEntity } from '../downstream/operations/entities/operation.entity';
-import { UserEntity } from '../downstream/users/entities/user.entity';
+import { OperationEntity } from '../reference-services/operations/entities/operation.entity';
+import { UserEntity } from '../reference-services/users/entities/user.entity';
 import { CreateBranchService1795394300000 } from './migrations/1795394300000-CreateBranchService';
 import { CreateOperationService1795394200000 } from './migrations/1795394200000-CreateOperationService';
 import { CreateUserService1795394100000 } from './migrations/1795394100000-CreateUserService';

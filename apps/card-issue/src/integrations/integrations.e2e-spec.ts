@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../app.module';
 import { configureApp } from '../configure-app';
-import { aUser } from '../downstream/users/user.fixture';
+import { aUser } from '../../test/user.fixture';
 import { BranchesClient } from './branches/branches.client';
 import { OperationsClient } from './operations/operations.client';
 import { UsersClient } from './users/users.client';

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { BranchesClient } from './branches/branches.client';
-import { DownstreamHttp } from './downstream-http';
+import { GatewayHttp } from './gateway-http';
 import { OperationsClient } from './operations/operations.client';
 import { UsersClient } from './users/users.client';
 
@@ -18,7 +18,7 @@ import { UsersClient } from './users/users.client';
       }),
     }),
   ],
-  providers: [DownstreamHttp, UsersClient, BranchesClient, OperationsClient],
+  providers: [GatewayHttp, UsersClient, BranchesClient, OperationsClient],
   exports: [UsersClient, BranchesClient, OperationsClient],
 })
 export class IntegrationsModule implements OnApplicationShutdown {

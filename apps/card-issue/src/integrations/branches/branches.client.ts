@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { BRANCH_ID_PATTERN } from '@bank/shared/identifiers';
-import { DownstreamHttp, toGatewayResult } from '../downstream-http';
+import { GatewayHttp, toGatewayResult } from '../gateway-http';
 import { GatewayResult } from '../gateway-result';
 
 export interface DownstreamBranch {
@@ -15,7 +15,7 @@ const SERVICE = 'branch service';
 /** Gateway to the branch service ({BRANCH_API_URL}, default {base_url}/branch-api). */
 @Injectable()
 export class BranchesClient {
-  constructor(private readonly http: DownstreamHttp) {}
+  constructor(private readonly http: GatewayHttp) {}
 
   /** ok with the branch, not-found (also for an id that is not 4 digits), or unavailable. Retried. */
   async getBranch(id: string): Promise<GatewayResult<DownstreamBranch>> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UUID_PATTERN } from '@bank/shared/identifiers';
-import { DownstreamHttp, toGatewayResult } from '../downstream-http';
+import { GatewayHttp, toGatewayResult } from '../gateway-http';
 import { GatewayResult } from '../gateway-result';
 
 export type DownstreamOperationStatus =
@@ -36,7 +36,7 @@ const SERVICE = 'operation service';
 /** Gateway to the operation service ({OPERATION_API_URL}, default {base_url}/operation-api). */
 @Injectable()
 export class OperationsClient {
-  constructor(private readonly http: DownstreamHttp) {}
+  constructor(private readonly http: GatewayHttp) {}
 
   /**
    * ok with the operation (new, or the one already made for this requestId), conflict (the

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { USER_ID_PATTERN } from '@bank/shared/identifiers';
-import { DownstreamHttp, toGatewayResult } from '../downstream-http';
+import { GatewayHttp, toGatewayResult } from '../gateway-http';
 import { GatewayResult } from '../gateway-result';
 
 export interface DownstreamAddress {
@@ -46,7 +46,7 @@ const SERVICE = 'user service';
 /** Gateway to the user service ({USER_API_URL}, default {base_url}/user-api). */
 @Injectable()
 export class UsersClient {
-  constructor(private readonly http: DownstreamHttp) {}
+  constructor(private readonly http: GatewayHttp) {}
 
   /** ok with the user, not-found (also for an id that cannot exist), or unavailable. Retried. */
   async getUser(id: string): Promise<GatewayResult<DownstreamUser>> {

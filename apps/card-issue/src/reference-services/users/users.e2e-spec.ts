@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
 import { AppModule } from '../../app.module';
 import { configureApp } from '../../configure-app';
-import { aUser } from './user.fixture';
+import { aUser } from '../../../test/user.fixture';
 import { ID_ATTEMPTS, USER_ID_GENERATOR } from './users.service';
 
 const SECRET = 'users-e2e-secret';

@@ -23,4 +23,4 @@ import { UsersModule } from './users/users.module';
     ]),
   ],
 })
-export class DownstreamModule {}
+export class ReferenceServicesModule {}

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { CreateUserDto } from '../../contracts/user.dto';
+import { CreateUserDto } from '../src/contracts/user.dto';
 
 /** A valid User object (spec 2.2) for tests; a random passport unless one is given. */
 export function aUser(overrides: Partial<CreateUserDto> = {}): CreateUserDto {

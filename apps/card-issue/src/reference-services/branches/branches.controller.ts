@@ -8,7 +8,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { BRANCH_SERVICE_TAG } from '../downstream-openapi';
+import { BRANCH_SERVICE_TAG } from '../reference-services.openapi';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
 import { BranchDto, BranchIdParams } from './dto/branch.dto';
 import { BranchesService } from './branches.service';

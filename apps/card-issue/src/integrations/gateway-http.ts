@@ -18,7 +18,7 @@ const OWN_MOUNT: Record<DownstreamService, string> = {
   'operation service': '/operation-api',
 };
 
-export interface DownstreamRequest {
+export interface GatewayRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path below the service's base URL, e.g. /api/v1/users/X1A2B3 */
   path: string;
@@ -31,7 +31,7 @@ export interface DownstreamRequest {
 }
 
 /** The last answer of a call, or why there was none. */
-export type DownstreamOutcome =
+export type GatewayOutcome =
   { kind: 'answered'; status: number; body: unknown } | { kind: 'unavailable'; reason: string };
 
 /**
@@ -40,8 +40,8 @@ export type DownstreamOutcome =
  * or bodies (they carry the secret and personal data).
  */
 @Injectable()
-export class DownstreamHttp {
-  private readonly logger = new Logger('DownstreamHttp');
+export class GatewayHttp {
+  private readonly logger = new Logger('GatewayHttp');
   private readonly configured: Record<DownstreamService, string | undefined>;
 
   constructor(
@@ -84,7 +84,7 @@ export class DownstreamHttp {
     return `http://${host}:${address.port}`;
   }
 
-  async send(service: DownstreamService, request: DownstreamRequest): Promise<DownstreamOutcome> {
+  async send(service: DownstreamService, request: GatewayRequest): Promise<GatewayOutcome> {
     const base = this.baseUrl(service);
     if (!base) {
       return {
@@ -93,7 +93,7 @@ export class DownstreamHttp {
       };
     }
     const attempts = request.idempotent ? 1 + this.env.DOWNSTREAM_RETRIES : 1;
-    let outcome: DownstreamOutcome = { kind: 'unavailable', reason: 'not attempted' };
+    let outcome: GatewayOutcome = { kind: 'unavailable', reason: 'not attempted' };
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) await sleep(this.backoff(attempt - 1));
       outcome = await this.once(base, request);
@@ -117,7 +117,7 @@ export class DownstreamHttp {
     return base * 2 ** (retry - 1) + Math.floor(Math.random() * (base + 1));
   }
 
-  private async once(base: string, request: DownstreamRequest): Promise<DownstreamOutcome> {
+  private async once(base: string, request: GatewayRequest): Promise<GatewayOutcome> {
     const timeout = this.env.DOWNSTREAM_TIMEOUT_MS;
     try {
       // The axios instance of HttpService (its agents and defaults) called directly: the
@@ -146,7 +146,7 @@ export class DownstreamHttp {
   }
 }
 
-function isTransient(outcome: DownstreamOutcome): boolean {
+function isTransient(outcome: GatewayOutcome): boolean {
   return (
     outcome.kind === 'unavailable' ||
     outcome.status >= 500 ||
@@ -187,7 +187,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function toGatewayResult<T>(
   service: DownstreamService,
-  outcome: DownstreamOutcome,
+  outcome: GatewayOutcome,
   okStatuses: number[],
   options: { emptyBody?: boolean } = {},
 ): GatewayResult<T> {

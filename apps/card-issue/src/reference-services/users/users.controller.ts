@@ -13,7 +13,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
-import { USER_SERVICE_TAG } from '../downstream-openapi';
+import { USER_SERVICE_TAG } from '../reference-services.openapi';
 import { CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { UsersService } from './users.service';
