@@ -1,4 +1,5 @@
 import { DomainError } from '@bank/shared/errors';
+import { REQUEST_IDS_PER_DAY } from '@bank/shared/identifiers';
 import type { CardIssueStatus, FormFactor } from './card-issue-status';
 
 export class CardIssueNotFoundError extends DomainError {
@@ -37,7 +38,7 @@ export class RequestIdsExhaustedError extends DomainError {
 
   constructor(businessDay: string) {
     super(
-      `All 1,000,000 request ids of business day ${businessDay} are used; retry on the next business day`,
+      `All ${REQUEST_IDS_PER_DAY.toLocaleString('en-US')} request ids of business day ${businessDay} are used; retry on the next business day`,
     );
   }
 }

@@ -5,6 +5,7 @@ import { PG_SEQUENCE_LIMIT_EXCEEDED, postgresError, readQuery } from '@bank/shar
 import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status';
 import { STATUS_CODES } from './card-issue-status';
 import {
+  APPLY_STATUS_CHANGE_SQL,
   INSERT_CARD_ISSUE_SQL,
   SELECT_CARD_ISSUES_BY_CLIENT_SQL,
   SELECT_CARD_ISSUE_BY_ID_SQL,
@@ -122,19 +123,14 @@ export class CardIssuesRepository {
     now: Date,
   ): Promise<CardIssueRequest> {
     const sequence = request.statusSequence + 1;
-    await manager.query(
-      `WITH upd AS (
-         UPDATE card_issue_requests SET status = $2, failure_reason = $3, status_sequence = $4, updated_at = $5
-         WHERE request_id = $1 RETURNING request_id
-       ), history AS (
-         INSERT INTO card_issue_status_history (request_id, status, source, at) SELECT request_id, $2, $6, $5 FROM upd
-       )
-       INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
-       SELECT request_id, 'operation.status',
-              jsonb_build_object('requestId', request_id, 'status', $2::text, 'sequence', $4::int), now(), now()
-       FROM upd`,
-      [request.requestId, status, failureReason, sequence, now, source],
-    );
+    await manager.query(APPLY_STATUS_CHANGE_SQL, [
+      request.requestId,
+      status,
+      failureReason,
+      sequence,
+      now,
+      source,
+    ]);
     return { ...request, status, failureReason, statusSequence: sequence, updatedAt: now };
   }
 }

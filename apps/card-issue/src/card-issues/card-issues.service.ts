@@ -20,13 +20,8 @@ import {
 import { CardIssueRequestDto } from './dto/card-issue-request.dto';
 import { CardIssueRecordDto, CardIssueResponseDto } from './dto/card-issue-response.dto';
 import { IdempotencyRepository, hashBody } from './idempotency.repository';
-import {
-  BUSINESS_TIME_ZONE,
-  Clock,
-  formatLocalDateTime,
-  formatDdMmYyyy,
-  localDateIn,
-} from '@bank/shared/calendar';
+import { BUSINESS_TIME_ZONE, Clock, formatLocalDateTime } from '@bank/shared/calendar';
+import { requestIdBusinessDay } from '@bank/shared/identifiers';
 
 export interface CreateResult {
   response: CardIssueResponseDto;
@@ -126,7 +121,7 @@ export class CardIssuesService {
 
     const status: CardIssueStatus = failureReason ? 'FAILED' : 'CREATED';
     const now = this.clock.now();
-    const businessDay = formatDdMmYyyy(localDateIn(now, this.timeZone)).replaceAll('-', '');
+    const businessDay = requestIdBusinessDay(now, this.timeZone);
     let requestId: string;
     try {
       requestId = await this.repository.insert({

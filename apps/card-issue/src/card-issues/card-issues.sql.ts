@@ -1,8 +1,21 @@
+import { REQUEST_ID_NUMBER_DIGITS, REQUEST_ID_PREFIX } from '@bank/shared/identifiers';
+
 /**
- * The statements of CardIssuesRepository's hot paths, as plain strings: the repository runs
- * them, and the benchmark baseline (tools/bench/src/baseline-server.ts) runs the very same
- * ones, so the two always do the same database work.
+ * Every statement that reads or writes the card_issue_* tables, as plain strings: the
+ * repository runs them, and the benchmark baseline (tools/bench) runs the very same ones, so
+ * the two always do the same database work.
  */
+
+/**
+ * The outbox message that mirrors a change of `source` (a CTE or table with request_id)
+ * to the operation service, with `payload` built from its columns. The one place the
+ * outbox_messages INSERT is written; the payload shapes are OutboxPayload's.
+ */
+function insertOutboxMessage(type: string, payload: string, source: string): string {
+  return `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
+   SELECT request_id, '${type}', ${payload}, now(), now()
+   FROM ${source}`;
+}
 
 /**
  * Stores a new request in one statement: the request with its id generated from the day's
@@ -12,19 +25,20 @@
 export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
    INSERT INTO card_issue_requests (request_id, status, failure_reason, card_owner, holder_user_id, form_factor,
                                     card_holder, options, delivery, status_sequence, created_at, updated_at)
-   VALUES ('RCARDB' || $1::text || lpad(card_issue_next_request_number($1::text)::text, 6, '0'),
+   VALUES ('${REQUEST_ID_PREFIX}' || $1::text ||
+           lpad(card_issue_next_request_number($1::text)::text, ${REQUEST_ID_NUMBER_DIGITS}, '0'),
            $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::jsonb, 1, $10::timestamptz, $10::timestamptz)
    RETURNING request_id
  ), history AS (
    INSERT INTO card_issue_status_history (request_id, status, source, at)
    SELECT request_id, $2::text, 'api', $10::timestamptz FROM req
  ), outbox AS (
-   INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
-   SELECT request_id, 'operation.create',
-          jsonb_build_object('requestId', request_id, 'cardOwner', $4::text, 'holderUserId', $5::text,
-                             'formFactor', $6::text, 'status', $2::text, 'sequence', 1),
-          now(), now()
-   FROM req
+   ${insertOutboxMessage(
+     'operation.create',
+     `jsonb_build_object('requestId', request_id, 'cardOwner', $4::text, 'holderUserId', $5::text,
+                         'formFactor', $6::text, 'status', $2::text, 'sequence', 1)`,
+     'req',
+   )}
  ), idempotency AS (
    UPDATE card_issue_idempotency_keys k
    SET response = jsonb_build_object('requestId', req.request_id, 'status', $2::text,
@@ -66,3 +80,52 @@ export const SELECT_CARD_ISSUES_BY_CLIENT_SQL = `SELECT ${RECORD_COLUMNS}
  ) page
  JOIN card_issue_requests r ON r.request_id = page.request_id
  ORDER BY page.created_at DESC, page.request_id DESC`;
+
+/**
+ * A status change of one locked request: the row, a history entry and the outbox message
+ * that mirrors it. $1 = request id, $2 = status, $3 = failure reason, $4 = new status
+ * sequence, $5 = instant, $6 = source (api | scheduler).
+ */
+export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
+   UPDATE card_issue_requests SET status = $2, failure_reason = $3, status_sequence = $4, updated_at = $5
+   WHERE request_id = $1 RETURNING request_id
+ ), history AS (
+   INSERT INTO card_issue_status_history (request_id, status, source, at) SELECT request_id, $2, $6, $5 FROM upd
+ )
+ ${insertOutboxMessage(
+   'operation.status',
+   `jsonb_build_object('requestId', request_id, 'status', $2::text, 'sequence', $4::int)`,
+   'upd',
+ )}`;
+
+/**
+ * One batch of automatic moves: claims due requests with FOR UPDATE SKIP LOCKED, moves
+ * them, writes their history entries and outbox messages, and returns the moved ids.
+ * $1 = now, $2 = CREATED at or before this moves, $3 = PROCESSING at or before this moves,
+ * $4 = batch size.
+ */
+export const MOVE_DUE_BATCH_SQL = `WITH due AS (
+   SELECT request_id FROM card_issue_requests
+   WHERE (status = 'CREATED' AND updated_at <= $2) OR (status = 'PROCESSING' AND updated_at <= $3)
+   ORDER BY updated_at
+   LIMIT $4
+   FOR UPDATE SKIP LOCKED
+ ), moved AS (
+   UPDATE card_issue_requests r
+   SET status = CASE WHEN r.status = 'CREATED' THEN 'PROCESSING'
+                     WHEN r.form_factor = 'VIRTUAL' THEN 'READY'
+                     ELSE 'PLASTIC_READY' END,
+       status_sequence = r.status_sequence + 1,
+       updated_at = $1
+   FROM due WHERE r.request_id = due.request_id
+   RETURNING r.request_id, r.status, r.status_sequence
+ ), history AS (
+   INSERT INTO card_issue_status_history (request_id, status, source, at)
+   SELECT request_id, status, 'scheduler', $1 FROM moved
+ )
+ ${insertOutboxMessage(
+   'operation.status',
+   `jsonb_build_object('requestId', request_id, 'status', status, 'sequence', status_sequence)`,
+   'moved',
+ )}
+ RETURNING request_id`;

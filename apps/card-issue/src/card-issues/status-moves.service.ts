@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment';
+import { MOVE_DUE_BATCH_SQL } from './card-issues.sql';
 import { Clock } from '@bank/shared/calendar';
 
 /**
@@ -31,33 +32,12 @@ export class StatusMovesService {
     const now = this.clock.now();
     const createdBefore = new Date(now.getTime() - this.env.SCHEDULER_CREATED_DELAY_MS);
     const processingBefore = new Date(now.getTime() - this.env.SCHEDULER_PROCESSING_DELAY_MS);
-    const moved = await this.dataSource.query<unknown[]>(
-      `WITH due AS (
-         SELECT request_id FROM card_issue_requests
-         WHERE (status = 'CREATED' AND updated_at <= $2) OR (status = 'PROCESSING' AND updated_at <= $3)
-         ORDER BY updated_at
-         LIMIT $4
-         FOR UPDATE SKIP LOCKED
-       ), moved AS (
-         UPDATE card_issue_requests r
-         SET status = CASE WHEN r.status = 'CREATED' THEN 'PROCESSING'
-                           WHEN r.form_factor = 'VIRTUAL' THEN 'READY'
-                           ELSE 'PLASTIC_READY' END,
-             status_sequence = r.status_sequence + 1,
-             updated_at = $1
-         FROM due WHERE r.request_id = due.request_id
-         RETURNING r.request_id, r.status, r.status_sequence
-       ), history AS (
-         INSERT INTO card_issue_status_history (request_id, status, source, at)
-         SELECT request_id, status, 'scheduler', $1 FROM moved
-       )
-       INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
-       SELECT request_id, 'operation.status',
-              jsonb_build_object('requestId', request_id, 'status', status, 'sequence', status_sequence), now(), now()
-       FROM moved
-       RETURNING request_id`,
-      [now, createdBefore, processingBefore, limit],
-    );
+    const moved = await this.dataSource.query<unknown[]>(MOVE_DUE_BATCH_SQL, [
+      now,
+      createdBefore,
+      processingBefore,
+      limit,
+    ]);
     return moved.length;
   }
 

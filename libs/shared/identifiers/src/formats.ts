@@ -4,11 +4,7 @@
 export const USER_ID_PATTERN = /^X[A-Z0-9]{5}$/;
 /** Courier recipient user id: one uppercase letter + 5 of A-Z, 0-9 (card-issue spec 2.2, Recipient). */
 export const RECIPIENT_USER_ID_PATTERN = /^[A-Z][A-Z0-9]{5}$/;
-/** Card issue request id: RCARDB + ddMMyyyy + 6 digits (20 characters). */
-export const REQUEST_ID_PATTERN = /^RCARDB(0[1-9]|[12]\d|3[01])(0[1-9]|1[0-2])\d{4}\d{6}$/;
-export const REQUEST_ID_PREFIX = 'RCARDB';
-/** Per business day: 6 digits. */
-export const REQUEST_IDS_PER_DAY = 1_000_000;
+/* The card issue request id's format lives in request-id.ts. */
 /** Branch id: exactly 4 digits. */
 export const BRANCH_ID_PATTERN = /^\d{4}$/;
 /** User-service manager PIN: one uppercase letter, underscore, 4 of A-Z, 0-9. */

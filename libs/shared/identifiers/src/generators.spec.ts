@@ -1,5 +1,5 @@
-import { ACCOUNT_NUMBER_PATTERN, REQUEST_ID_PATTERN, USER_ID_PATTERN } from './formats';
-import { formatRequestId, generateAccountNumber, generateUserId } from './generators';
+import { ACCOUNT_NUMBER_PATTERN, USER_ID_PATTERN } from './formats';
+import { generateAccountNumber, generateUserId } from './generators';
 
 describe('generateUserId', () => {
   it('produces X + 5 of A-Z0-9', () => {
@@ -37,32 +37,4 @@ describe('generateAccountNumber', () => {
     // 10^12 space: a collision among 10^4 has probability ~5e-5; the database constraint covers the rest.
     expect(seen.size).toBe(10_000);
   });
-});
-
-describe('formatRequestId', () => {
-  it('is RCARDB + date + 6 digits, 20 characters', () => {
-    const id = formatRequestId('23112026', 42);
-    expect(id).toBe('RCARDB23112026000042');
-    expect(id).toHaveLength(20);
-    expect(id).toMatch(REQUEST_ID_PATTERN);
-  });
-
-  it('accepts the last number of a day and refuses the next', () => {
-    expect(formatRequestId('01012026', 999_999)).toBe('RCARDB01012026999999');
-    expect(() => formatRequestId('01012026', 1_000_000)).toThrow(RangeError);
-    expect(() => formatRequestId('01012026', -1)).toThrow(RangeError);
-  });
-
-  it('refuses a malformed date', () => {
-    expect(() => formatRequestId('2026-11-23', 1)).toThrow(RangeError);
-  });
-});
-
-describe('patterns', () => {
-  it.each(['XABCDE', 'X12345', 'XA1B2C'])('user id %s is valid', (id) =>
-    expect(id).toMatch(USER_ID_PATTERN),
-  );
-  it.each(['YABCDE', 'Xabcde', 'XABCD', 'XABCDEF', 'X-BCDE'])('user id %s is invalid', (id) =>
-    expect(id).not.toMatch(USER_ID_PATTERN),
-  );
 });

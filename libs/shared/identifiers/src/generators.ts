@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { REQUEST_ID_PREFIX, REQUEST_IDS_PER_DAY } from './formats';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -30,15 +29,4 @@ export function generateAccountNumber(
   const high = random(1_000_000).toString().padStart(6, '0');
   const low = random(1_000_000).toString().padStart(6, '0');
   return `40702${CURRENCY_CODES[currency]}${high}${low}`;
-}
-
-/** RCARDB + business date (ddMMyyyy) + 6-digit sequence number of that day. */
-export function formatRequestId(businessDateDdMmYyyy: string, sequence: number): string {
-  if (!/^\d{8}$/.test(businessDateDdMmYyyy)) {
-    throw new RangeError(`Business date must be ddMMyyyy, got ${businessDateDdMmYyyy}`);
-  }
-  if (!Number.isInteger(sequence) || sequence < 0 || sequence >= REQUEST_IDS_PER_DAY) {
-    throw new RangeError(`Request sequence out of range: ${sequence}`);
-  }
-  return `${REQUEST_ID_PREFIX}${businessDateDdMmYyyy}${sequence.toString().padStart(6, '0')}`;
 }

@@ -1,2 +1,3 @@
 export * from './formats';
 export * from './generators';
+export * from './request-id';

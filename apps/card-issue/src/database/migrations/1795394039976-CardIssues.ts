@@ -84,7 +84,8 @@ export class CardIssues1795394039976 implements MigrationInterface {
 
     // One sequence per business day (created on the day's first request) gives the 6-digit
     // number of a request id inside the INSERT itself: no lock, no extra round trip. Past
-    // 999999 nextval fails with 2200H, which the service answers with 503.
+    // 999999 (REQUEST_IDS_PER_DAY - 1 of libs/shared/identifiers/src/request-id.ts) nextval fails
+    // with 2200H, which the service answers with 503.
     await queryRunner.query(`
       CREATE FUNCTION card_issue_next_request_number(business_day text) RETURNS bigint
       LANGUAGE plpgsql AS $$
