@@ -3,7 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { RequestValidationError } from '@bank/shared/errors';
 import { flattenValidationErrors } from '@bank/shared/validation';
-import { checkCardIssueRules } from './card-issue-rules';
+import { checkCardIssueRules } from './card-issues.rules';
 import { CardIssueRequestDto } from './dto/card-issue-request.dto';
 import { BUSINESS_TIME_ZONE, Clock, localDateIn } from '@bank/shared/calendar';
 

@@ -1,6 +1,6 @@
 import { DomainError } from '@bank/shared/errors';
 import { REQUEST_IDS_PER_DAY } from '@bank/shared/identifiers';
-import type { CardIssueStatus, FormFactor } from './card-issue-status';
+import type { CardIssueStatus, FormFactor } from './card-issue-status.model';
 
 export class CardIssueNotFoundError extends DomainError {
   readonly code = 'CARD_ISSUE_NOT_FOUND';

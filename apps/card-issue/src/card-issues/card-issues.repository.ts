@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PG_SEQUENCE_LIMIT_EXCEEDED, postgresError, readQuery } from '@bank/shared/database';
-import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status';
-import { STATUS_CODES } from './card-issue-status';
+import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status.model';
+import { STATUS_CODES } from './card-issue-status.model';
 import {
   APPLY_STATUS_CHANGE_SQL,
   INSERT_CARD_ISSUE_SQL,

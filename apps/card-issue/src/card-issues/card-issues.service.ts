@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { GatewayResult } from '../integrations/gateway-result';
+import { GatewayResult } from '../integrations/gateway-result.model';
 import { BranchesClient } from '../integrations/branches/branches.client';
 import { UsersClient } from '../integrations/users/users.client';
 import { OutboxService } from '../outbox/outbox.service';
-import { CardIssueStatus, STATUS_CODES, isStatusAllowedFor } from './card-issue-status';
+import { CardIssueStatus, STATUS_CODES, isStatusAllowedFor } from './card-issue-status.model';
 import {
   CardIssueWithHistory,
   CardIssuesRepository,

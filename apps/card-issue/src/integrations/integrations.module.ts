@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { BranchesClient } from './branches/branches.client';
-import { GatewayHttp } from './gateway-http';
+import { GatewayHttp } from './gateway-http.client';
 import { OperationsClient } from './operations/operations.client';
 import { UsersClient } from './users/users.client';
 

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment';
-import { GatewayResult } from '../integrations/gateway-result';
+import { GatewayResult } from '../integrations/gateway-result.model';
 import { OperationsClient } from '../integrations/operations/operations.client';
 import { ClaimedMessage, OutboxRepository } from './outbox.repository';
 

@@ -19,7 +19,7 @@ import {
   IsTimeHhMm,
   IsUserId,
 } from '@bank/shared/validation';
-import { FORM_FACTORS, FormFactor } from '../card-issue-status';
+import { FORM_FACTORS, FormFactor } from '../card-issue-status.model';
 import { AddressDto, CreateUserDto, MAX_TEXT } from '../../contracts/user.dto';
 
 export class CardHolderDto {

@@ -6,7 +6,7 @@ import {
   FORM_FACTORS,
   FormFactor,
   StatusSource,
-} from '../card-issue-status';
+} from '../card-issue-status.model';
 
 /** CardIssueResponse (card-issue spec 2.3). */
 export class CardIssueResponseDto {

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { CardIssueStatus, FormFactor } from '../card-issue-status';
+import type { CardIssueStatus, FormFactor } from '../card-issue-status.model';
 
 /** A stored card issue request. The request body parts are kept as given (jsonb). */
 @Entity({ name: 'card_issue_requests' })

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import type { CardIssueStatus, StatusSource } from '../card-issue-status';
+import type { CardIssueStatus, StatusSource } from '../card-issue-status.model';
 import { CardIssueRequest } from './card-issue-request.entity';
 
 /** One entry of a request's status history. */

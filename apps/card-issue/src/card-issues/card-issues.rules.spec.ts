@@ -1,4 +1,4 @@
-import { checkCardIssueRules } from './card-issue-rules';
+import { checkCardIssueRules } from './card-issues.rules';
 
 const today = { year: 2026, month: 11, day: 23 };
 

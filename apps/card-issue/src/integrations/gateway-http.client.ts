@@ -6,7 +6,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment';
-import { DownstreamService, GatewayResult } from './gateway-result';
+import { DownstreamService, GatewayResult } from './gateway-result.model';
 
 /** Header the downstream services authenticate callers with (spec part 5). */
 const X_SECRET_HEADER = 'X-secret';
