@@ -10,7 +10,8 @@ import { Clock, FixedClock } from '@bank/shared/calendar';
 import { HELMET_OPTIONS, configureHttpApp } from './configure';
 import { CoreModule } from './core.module';
 import { BaseEnvironment } from './environment';
-import { CardIssueExceptionFilter, RegistrationExceptionFilter } from './exception.filter';
+import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
+import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
 import { HealthController } from './health.controller';
 import { createHttpAdapter } from './http-adapter';
 

@@ -1,6 +1,4 @@
-import { STATUS_CODES } from 'node:http';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Problem } from './problem';
 
 /** Error body of the card-issue deployment (card-issue spec part 7). */
 export class CardIssueErrorBody {
@@ -26,25 +24,4 @@ export class CardIssueErrorBody {
     example: { 'request.cardHolder.user.contactInfo.phone': 'must be 11 digits starting with 7' },
   })
   errors?: Record<string, string>;
-}
-
-export function reasonPhrase(status: number): string {
-  return STATUS_CODES[status] ?? 'Error';
-}
-
-export function buildCardIssueErrorBody(problem: Problem, timestamp: string): CardIssueErrorBody {
-  const body: CardIssueErrorBody = {
-    timestamp,
-    status: problem.status,
-    error: reasonPhrase(problem.status),
-    message: problem.message,
-  };
-  if (problem.fieldErrors) {
-    const errors: Record<string, string> = {};
-    for (const { path, message } of problem.fieldErrors) {
-      errors[path] = errors[path] ? `${errors[path]}; ${message}` : message;
-    }
-    body.errors = errors;
-  }
-  return body;
 }

@@ -7,11 +7,12 @@ import request from 'supertest';
 import { DomainError } from '@bank/shared/errors';
 import { Test } from '@nestjs/testing';
 import { Clock, FixedClock } from '@bank/shared/calendar';
-import { createHttpAdapter } from './http-adapter';
-import { CoreModule } from './core.module';
-import { configureHttpApp } from './configure';
-import { CardIssueExceptionFilter, RegistrationExceptionFilter } from './exception.filter';
-import { BaseEnvironment } from './environment';
+import { createHttpAdapter } from '../http-adapter';
+import { CoreModule } from '../core.module';
+import { configureHttpApp } from '../configure';
+import { CardIssueExceptionFilter } from './card-issue-exception.filter';
+import { RegistrationExceptionFilter } from './registration-exception.filter';
+import { BaseEnvironment } from '../environment';
 
 class Inner {
   @IsString()

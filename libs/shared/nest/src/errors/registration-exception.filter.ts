@@ -1,29 +1,14 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Catch } from '@nestjs/common';
+import { ErrorShapeFilter } from './error-shape.filter';
 import { Problem } from './problem';
+import { RegistrationErrorBody } from './registration-error-body.dto';
 
-/** Error body of the client registration service (registration spec part 7), in Russian. */
-export class RegistrationErrorBody {
-  @ApiProperty({
-    example: '2026-11-23T12:30:00.123',
-    description: 'Локальные дата и время бизнес-часового пояса, без зоны',
-  })
-  timestamp!: string;
-
-  @ApiProperty({ example: 400, description: 'Совпадает с HTTP-статусом' })
-  status!: number;
-
-  @ApiProperty({ example: 'Ошибка валидации', description: 'Краткий заголовок ошибки' })
-  error!: string;
-
-  @ApiProperty({ example: 'Запрос содержит некорректные данные' })
-  message!: string;
-
-  @ApiPropertyOptional({
-    type: [String],
-    description: 'Только для ошибок валидации: «путь.поля: сообщение»',
-    example: ['contactInfo.phone: должен состоять из 11 цифр и начинаться с 7'],
-  })
-  details?: string[];
+/** Renders every failure as the registration error body, in Russian. */
+@Catch()
+export class RegistrationExceptionFilter extends ErrorShapeFilter {
+  protected render(problem: Problem, timestamp: string): RegistrationErrorBody {
+    return buildRegistrationErrorBody(problem, timestamp);
+  }
 }
 
 interface RussianText {
@@ -74,10 +59,7 @@ const BY_STATUS: Record<number, RussianText> = {
   },
 };
 
-export function buildRegistrationErrorBody(
-  problem: Problem,
-  timestamp: string,
-): RegistrationErrorBody {
+function buildRegistrationErrorBody(problem: Problem, timestamp: string): RegistrationErrorBody {
   const generic = GENERIC[problem.code] ?? BY_STATUS[problem.status] ?? GENERIC.INTERNAL_ERROR;
   // Domain errors carry their own Russian title and message; everything else gets a generic text
   // (framework messages are English and may leak internals).

@@ -1,12 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock, formatLocalDateTime } from '@bank/shared/calendar';
-import { CardIssueErrorBody, buildCardIssueErrorBody } from './errors/card-issue-error-body';
-import { Problem, toProblem } from './errors/problem';
-import {
-  RegistrationErrorBody,
-  buildRegistrationErrorBody,
-} from './errors/registration-error-body';
+import { Problem, toProblem } from './problem';
 
 /**
  * The one global filter of a service: every exception, including the framework's own
@@ -41,19 +36,5 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
       .status(problem.status)
       .header('content-type', 'application/json; charset=utf-8')
       .send(body);
-  }
-}
-
-@Catch()
-export class CardIssueExceptionFilter extends ErrorShapeFilter {
-  protected render(problem: Problem, timestamp: string): CardIssueErrorBody {
-    return buildCardIssueErrorBody(problem, timestamp);
-  }
-}
-
-@Catch()
-export class RegistrationExceptionFilter extends ErrorShapeFilter {
-  protected render(problem: Problem, timestamp: string): RegistrationErrorBody {
-    return buildRegistrationErrorBody(problem, timestamp);
   }
 }

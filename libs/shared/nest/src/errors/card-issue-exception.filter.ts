@@ -1,0 +1,34 @@
+import { STATUS_CODES } from 'node:http';
+import { Catch } from '@nestjs/common';
+import { CardIssueErrorBody } from './card-issue-error-body.dto';
+import { ErrorShapeFilter } from './error-shape.filter';
+import { Problem } from './problem';
+
+/** Renders every failure as the card-issue error body: the status's reason phrase, field errors by full path. */
+@Catch()
+export class CardIssueExceptionFilter extends ErrorShapeFilter {
+  protected render(problem: Problem, timestamp: string): CardIssueErrorBody {
+    return buildCardIssueErrorBody(problem, timestamp);
+  }
+}
+
+function reasonPhrase(status: number): string {
+  return STATUS_CODES[status] ?? 'Error';
+}
+
+function buildCardIssueErrorBody(problem: Problem, timestamp: string): CardIssueErrorBody {
+  const body: CardIssueErrorBody = {
+    timestamp,
+    status: problem.status,
+    error: reasonPhrase(problem.status),
+    message: problem.message,
+  };
+  if (problem.fieldErrors) {
+    const errors: Record<string, string> = {};
+    for (const { path, message } of problem.fieldErrors) {
+      errors[path] = errors[path] ? `${errors[path]}; ${message}` : message;
+    }
+    body.errors = errors;
+  }
+  return body;
+}
