@@ -1,8 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureHttpApp } from '@bank/shared/nest';
+import { RegistrationExceptionFilter, configureHttpApp } from '@bank/shared/nest';
 import { useNestContainerForValidation } from '@bank/shared/validation';
 import { ClientsModule } from './clients/clients.module';
-import { ClientRegistrationExceptionFilter } from './registration-exception.filter';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
@@ -10,10 +9,7 @@ export function configureApp(app: NestFastifyApplication): void {
   // Date rules relative to "today" are validators that need the injected clock.
   useNestContainerForValidation(app.select(ClientsModule));
   configureHttpApp(app, {
-    filter: new ClientRegistrationExceptionFilter(
-      app.get(Clock),
-      app.get<string>(BUSINESS_TIME_ZONE),
-    ),
+    filter: new RegistrationExceptionFilter(app.get(Clock), app.get<string>(BUSINESS_TIME_ZONE)),
     swagger: {
       title: 'Client registration service',
       description:

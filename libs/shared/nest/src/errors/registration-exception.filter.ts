@@ -11,6 +11,31 @@ export class RegistrationExceptionFilter extends ErrorShapeFilter {
   }
 }
 
+/**
+ * class-validator words a few violations itself, in English and without a hook for another
+ * message (unknown fields, a body that is not an object). The registration error body is
+ * Russian throughout, so those are translated here before the body lists them.
+ */
+const TRANSLATIONS: { pattern: RegExp; russian: string }[] = [
+  { pattern: /^property .+ should not exist$/, russian: 'поле не предусмотрено' },
+  {
+    pattern: /^an unknown value was passed to the validate function$/,
+    russian: 'тело запроса должно быть JSON-объектом',
+  },
+  {
+    pattern: /^must not contain NUL characters or unpaired UTF-16 surrogates$/,
+    russian: 'не должно содержать символ NUL или непарные суррогаты UTF-16',
+  },
+  { pattern: /^is nested deeper than (\d+) levels$/, russian: 'слишком глубокая вложенность' },
+];
+
+export function translateFieldMessage(message: string): string {
+  return message
+    .split('; ')
+    .map((part) => TRANSLATIONS.find(({ pattern }) => pattern.test(part))?.russian ?? part)
+    .join('; ');
+}
+
 interface RussianText {
   title: string;
   message: string;
@@ -71,7 +96,9 @@ function buildRegistrationErrorBody(problem: Problem, timestamp: string): Regist
     message: own ? problem.message : generic.message,
   };
   if (problem.fieldErrors) {
-    body.details = problem.fieldErrors.map(({ path, message }) => `${path}: ${message}`);
+    body.details = problem.fieldErrors.map(
+      ({ path, message }) => `${path}: ${translateFieldMessage(message)}`,
+    );
   }
   return body;
 }
