@@ -1,4 +1,7 @@
 /** Request bodies for the clients tests: valid by default, every field overridable. */
+import { AddressDto } from '../src/clients/dto/address.dto';
+import { PassportDataDto } from '../src/clients/dto/passport-data.dto';
+import { RegisterClientDto } from '../src/clients/dto/register-client.dto';
 
 /** 23-11-2026 15:00:00 in Europe/Moscow (business date 23-11-2026). */
 export const NOW = '2026-11-23T12:00:00.000Z';
@@ -14,9 +17,7 @@ export function nextPassport(): { series: string; number: string } {
   };
 }
 
-export type PassportBody = Record<string, unknown> & { series: string; number: string };
-
-export function passportData(overrides: Record<string, unknown> = {}): PassportBody {
+export function passportData(overrides: Partial<PassportDataDto> = {}): PassportDataDto {
   return {
     birthDate: '15-03-1990',
     birthPlace: 'г. Москва',
@@ -26,7 +27,7 @@ export function passportData(overrides: Record<string, unknown> = {}): PassportB
   };
 }
 
-export function address(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function address(overrides: Partial<AddressDto> = {}): AddressDto {
   return {
     country: 'Россия',
     region: 'Московская область',
@@ -38,7 +39,13 @@ export function address(overrides: Record<string, unknown> = {}): Record<string,
   };
 }
 
-export function registration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+/**
+ * A valid registration (spec 2.1) with a passport no other has. Overrides may carry wrong
+ * values on purpose (the validation tests), so their values are not checked.
+ */
+export function registration(
+  overrides: { [K in keyof RegisterClientDto]?: unknown } = {},
+): RegisterClientDto {
   return {
     lastName: 'Петров',
     firstName: 'Иван',
@@ -55,16 +62,12 @@ export function registration(overrides: Record<string, unknown> = {}): Record<st
     account: 'RUR',
     managerPin: 'M_0001',
     ...overrides,
-  };
+  } as RegisterClientDto;
 }
 
 /** A copy of `body` with the value at a dotted path replaced (`undefined` removes the field). */
-export function withField(
-  body: Record<string, unknown>,
-  path: string,
-  value: unknown,
-): Record<string, unknown> {
-  const copy = structuredClone(body);
+export function withField(body: object, path: string, value: unknown): Record<string, unknown> {
+  const copy = structuredClone(body) as Record<string, unknown>;
   const keys = path.split('.');
   let target = copy;
   for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;

@@ -1,2 +1,4 @@
 export * from './test-database';
 export * from './test-app';
+export * from './test-service';
+export * from './waiting';

@@ -1,0 +1,35 @@
+import {
+  RunningTestService,
+  startTestService,
+  TestEnvironment,
+  TestServiceDefinition,
+  TestServiceOptions,
+} from '@bank/shared/testing';
+import { AppModule } from '../src/app.module';
+import { configureApp } from '../src/configure-app';
+
+/** X-secret the harness configures unless a test sets its own X_SECRET. */
+export const SECRET = 'test-secret';
+
+/**
+ * The card-issue service as main.ts composes it (AppModule + configureApp on the Fastify
+ * adapter), quiet, with the harness's X-secret. Its own e2e tests and the tools (robustness,
+ * api-contract, bench) all start it from here.
+ */
+export const CARD_ISSUE_SERVICE: TestServiceDefinition = {
+  name: 'card_issue',
+  module: (env) => AppModule.register(env),
+  configure: configureApp,
+  defaults: { LOG_LEVEL: 'silent', X_SECRET: SECRET },
+};
+
+/** The scheduler and the outbox off: nothing moves unless the test moves it. */
+export const BACKGROUND_OFF: TestEnvironment = {
+  SCHEDULER_ENABLED: 'false',
+  OUTBOX_ENABLED: 'false',
+};
+
+/** Starts the card-issue service (with its reference services) on a loopback port. */
+export function startCardIssue(options: TestServiceOptions = {}): Promise<RunningTestService> {
+  return startTestService(CARD_ISSUE_SERVICE, options);
+}

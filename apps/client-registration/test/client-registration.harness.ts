@@ -1,0 +1,27 @@
+import {
+  RunningTestService,
+  startTestService,
+  TestServiceDefinition,
+  TestServiceOptions,
+} from '@bank/shared/testing';
+import { AppModule } from '../src/app.module';
+import { configureApp } from '../src/configure-app';
+
+/**
+ * The client-registration service as main.ts composes it (AppModule + configureApp on the
+ * Fastify adapter), quiet. Its own e2e tests and the tools (robustness, api-contract, bench)
+ * all start it from here.
+ */
+export const CLIENT_REGISTRATION_SERVICE: TestServiceDefinition = {
+  name: 'client_registration',
+  module: (env) => AppModule.register(env),
+  configure: configureApp,
+  defaults: { LOG_LEVEL: 'silent' },
+};
+
+/** Starts the client-registration service on a loopback port. */
+export function startClientRegistration(
+  options: TestServiceOptions = {},
+): Promise<RunningTestService> {
+  return startTestService(CLIENT_REGISTRATION_SERVICE, options);
+}

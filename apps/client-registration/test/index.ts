@@ -1,0 +1,8 @@
+/*
+ * The client-registration test harness: start the service as main.ts does, and typed payload
+ * builders. The service's own specs import these files by relative path; the tools import
+ * this entry point as `@bank/client-registration/testing` (the one import of this app the
+ * lint rule allows them).
+ */
+export * from './client-registration.harness';
+export * from './client-request.fixture';
