@@ -1,5 +1,5 @@
 import { DocumentBuilder } from '@nestjs/swagger';
-import { X_SECRET_HEADER, X_SECRET_SCHEME } from './x-secret.guard';
+import { X_SECRET_HEADER, X_SECRET_SCHEME } from './x-secret/x-secret.guard';
 
 export const USER_SERVICE_TAG = 'user service';
 export const OPERATION_SERVICE_TAG = 'operation service (v1)';

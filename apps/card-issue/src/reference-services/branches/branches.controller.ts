@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { BRANCH_SERVICE_TAG } from '../reference-services.openapi';
-import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
+import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
 import { BranchDto, BranchIdParams } from './dto/branch.dto';
 import { BranchesService } from './branches.service';
 import { CardIssueErrorBody } from '@bank/shared/nest';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { XSecretModule } from '../x-secret.guard';
+import { XSecretModule } from '../x-secret/x-secret.module';
 import { BranchEntity } from './entities/branch.entity';
 import { BranchesController } from './branches.controller';
 import { BranchesService } from './branches.service';

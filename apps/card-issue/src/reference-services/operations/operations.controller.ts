@@ -23,7 +23,7 @@ import {
 } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { OPERATION_SERVICE_TAG, OPERATION_SERVICE_V2_TAG } from '../reference-services.openapi';
-import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
+import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
 import { CardOwnerParams, HolderParams } from './dto/operation-params.dto';
 import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dto/operation.dto';
 import { OperationsService } from './operations.service';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { XSecretModule } from '../x-secret.guard';
+import { XSecretModule } from '../x-secret/x-secret.module';
 import { OperationEntity } from './entities/operation.entity';
 import { OperationsController, OperationsV2Controller } from './operations.controller';
 import { OperationsRepository } from './operations.repository';

@@ -12,7 +12,7 @@ import {
   ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
-import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret.guard';
+import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
 import { USER_SERVICE_TAG } from '../reference-services.openapi';
 import { CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { generateUserId } from '@bank/shared/identifiers';
-import { XSecretModule } from '../x-secret.guard';
+import { XSecretModule } from '../x-secret/x-secret.module';
 import { UserEntity } from './entities/user.entity';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';

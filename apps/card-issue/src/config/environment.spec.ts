@@ -1,10 +1,8 @@
-import { Logger } from '@nestjs/common';
 import { validateEnvironment } from '@bank/shared/nest';
 import { AppModule } from '../app.module';
-import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from '../config/environment';
-import { XSecretVerifier } from './x-secret.guard';
+import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from './environment';
 
-describe('X_SECRET configuration', () => {
+describe('CardIssueEnvironment', () => {
   it('stops start-up in production when X_SECRET is unset or empty, naming the variable', () => {
     for (const raw of [{ NODE_ENV: 'production' }, { NODE_ENV: 'production', X_SECRET: '' }]) {
       expect(() => validateEnvironment(CardIssueEnvironment, raw)).toThrow(/X_SECRET/);
@@ -58,33 +56,5 @@ describe('X_SECRET configuration', () => {
       OPERATION_API_URL: 'http://ops.internal:8080/operation-api/',
     });
     expect(env.OPERATION_API_URL).toBe('http://ops.internal:8080/operation-api');
-  });
-});
-
-describe('XSecretVerifier', () => {
-  afterEach(() => jest.restoreAllMocks());
-
-  const verifier = (raw: Record<string, string>) =>
-    new XSecretVerifier(validateEnvironment(CardIssueEnvironment, raw));
-
-  it('accepts exactly the configured secret', () => {
-    const v = verifier({ X_SECRET: 'abc123' });
-    expect(v.matches('abc123')).toBe(true);
-    for (const wrong of ['abc124', 'abc12', 'abc1234', 'ABC123', '', undefined, ['abc123'], 42]) {
-      expect(v.matches(wrong)).toBe(false);
-    }
-  });
-
-  it('warns once at start-up when it falls back to the development secret, without the real one', () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const fallback = verifier({});
-    fallback.onModuleInit();
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0][0])).toContain('X_SECRET is not set');
-    expect(fallback.matches(DEV_X_SECRET)).toBe(true);
-
-    warn.mockClear();
-    verifier({ X_SECRET: 'configured' }).onModuleInit();
-    expect(warn).not.toHaveBeenCalled();
   });
 });
