@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
 import { BranchesModule } from './branches/branches.module';
-import { OperationsModule, OperationsV2Module } from './operations/operations.module';
+import { OperationsV2Module } from './operations/operations-v2.module';
+import { OperationsModule } from './operations/operations.module';
 import { UsersModule } from './users/users.module';
 
 /**

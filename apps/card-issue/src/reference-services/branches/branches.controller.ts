@@ -10,7 +10,8 @@ import {
 } from '@nestjs/swagger';
 import { BRANCH_SERVICE_TAG } from '../reference-services.openapi';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
-import { BranchDto, BranchIdParams } from './dto/branch.dto';
+import { BranchIdParams } from './dto/branch-params.dto';
+import { BranchDto } from './dto/branch.dto';
 import { BranchesService } from './branches.service';
 import { CardIssueErrorBody } from '@bank/shared/nest';
 

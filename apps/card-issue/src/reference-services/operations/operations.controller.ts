@@ -22,7 +22,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
-import { OPERATION_SERVICE_TAG, OPERATION_SERVICE_V2_TAG } from '../reference-services.openapi';
+import { OPERATION_SERVICE_TAG } from '../reference-services.openapi';
 import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
 import { CardOwnerParams, HolderParams } from './dto/operation-params.dto';
 import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dto/operation.dto';
@@ -31,8 +31,8 @@ import { CardIssueErrorBody } from '@bank/shared/nest';
 
 /**
  * Routes of the operation service interface. Served twice (v1 and the v2 path variant) through
- * the two controllers below; class-level decorators live there because Swagger accumulates
- * them along the class hierarchy.
+ * OperationsController below and OperationsV2Controller (operations-v2.controller.ts);
+ * class-level decorators live there because Swagger accumulates them along the class hierarchy.
  */
 @Injectable()
 export abstract class OperationRoutes {
@@ -114,14 +114,3 @@ export abstract class OperationRoutes {
 @UseGuards(XSecretGuard)
 @Controller('api/v1/operations')
 export class OperationsController extends OperationRoutes {}
-
-/** {base_url}/operation-api-v2: the same interface (own tag and operation ids in OpenAPI). */
-@ApiTags(OPERATION_SERVICE_V2_TAG)
-@ApiSecurity(X_SECRET_SCHEME)
-@ApiForbiddenResponse({
-  type: CardIssueErrorBody,
-  description: 'X-secret header is invalid or missing',
-})
-@UseGuards(XSecretGuard)
-@Controller('api/v1/operations')
-export class OperationsV2Controller extends OperationRoutes {}

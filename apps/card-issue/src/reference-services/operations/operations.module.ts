@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { XSecretModule } from '../x-secret/x-secret.module';
 import { OperationEntity } from './entities/operation.entity';
-import { OperationsController, OperationsV2Controller } from './operations.controller';
+import { OperationsController } from './operations.controller';
 import { OperationsRepository } from './operations.repository';
 import { OperationsService } from './operations.service';
 
@@ -14,13 +14,3 @@ import { OperationsService } from './operations.service';
   exports: [OperationsService],
 })
 export class OperationsModule {}
-
-/**
- * The path variant {base_url}/operation-api-v2: the same interface over the same operations.
- * A module of its own because RouterModule gives each module one path.
- */
-@Module({
-  imports: [OperationsModule, XSecretModule],
-  controllers: [OperationsV2Controller],
-})
-export class OperationsV2Module {}
