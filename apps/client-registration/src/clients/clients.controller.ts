@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { ClientsService } from './clients.service';
 import { ApiGetClientErrors, ApiRegisterErrors, ApiUpdatePassportErrors } from './clients.openapi';
-import { ClientIdParam } from './dto/client-id-params.dto';
+import { ClientIdParam } from './dto/client-id-param.decorator';
 import { ClientResponseDto } from './dto/client-response.dto';
 import { RegisterClientDto } from './dto/register-client.dto';
 import { UpdatePassportDto } from './dto/update-passport.dto';

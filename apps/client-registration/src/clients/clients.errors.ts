@@ -69,6 +69,17 @@ export class AccountNumberExhaustedError extends DomainError {
   }
 }
 
+/**
+ * The generated account number is already taken; the service draws another one. Never
+ * reaches a client: a plain Error between repository and service, not a DomainError.
+ */
+export class AccountNumberTakenError extends Error {
+  constructor(readonly accountNumber: string) {
+    super('Account number already taken');
+    this.name = AccountNumberTakenError.name;
+  }
+}
+
 function yearsWord(n: number): string {
   const lastTwo = n % 100;
   const last = n % 10;

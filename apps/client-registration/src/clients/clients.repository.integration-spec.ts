@@ -3,8 +3,8 @@ import { buildDataSourceOptions } from '@bank/shared/database';
 import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
 import { DATABASE_OPTIONS } from '../database/database.config';
 import { ManagersRepository } from '../managers/managers.repository';
-import { PassportAlreadyRegisteredError } from './clients.errors';
-import { AccountNumberTakenError, ClientsRepository, NewClient } from './clients.repository';
+import { AccountNumberTakenError, PassportAlreadyRegisteredError } from './clients.errors';
+import { ClientsRepository, NewClient } from './clients.repository';
 
 let sequence = 0;
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { entityColumns, readQuery, uniqueViolationConstraint } from '@bank/shared/database';
 import { ClientEntity } from './entities/client.entity';
-import { PassportAlreadyRegisteredError } from './clients.errors';
+import { AccountNumberTakenError, PassportAlreadyRegisteredError } from './clients.errors';
 
 export type NewClient = Omit<ClientEntity, 'id'>;
 export type PassportColumns = Pick<
@@ -13,14 +13,6 @@ export type PassportColumns = Pick<
 /** Constraint names of the CreateClients migration. */
 export const PASSPORT_CONSTRAINT = 'UQ_clients_passport';
 export const ACCOUNT_NUMBER_CONSTRAINT = 'UQ_clients_account_number';
-
-/** The generated account number is already taken; the caller draws another one. */
-export class AccountNumberTakenError extends Error {
-  constructor(readonly accountNumber: string) {
-    super('Account number already taken');
-    this.name = AccountNumberTakenError.name;
-  }
-}
 
 /**
  * Clients table. Uniqueness is left to the constraints (no read-then-write check), and

@@ -3,12 +3,13 @@ import { ManagersService } from '../managers/managers.service';
 import { AccountNumberGenerator } from './account-number.generator';
 import {
   AccountNumberExhaustedError,
+  AccountNumberTakenError,
   ClientNotFoundError,
   ClientUnderageError,
   PassportOutdatedError,
 } from './clients.errors';
 import { toClientResponse, toPassportColumns } from './clients.mapper';
-import { AccountNumberTakenError, ClientsRepository } from './clients.repository';
+import { ClientsRepository } from './clients.repository';
 import { ClientResponseDto } from './dto/client-response.dto';
 import { PassportDataDto } from './dto/passport-data.dto';
 import { RegisterClientDto } from './dto/register-client.dto';

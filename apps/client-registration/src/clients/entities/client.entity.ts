@@ -1,8 +1,8 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Currency } from '@bank/shared/identifiers';
 
 export type Gender = 'MALE' | 'FEMALE';
 export type ClientType = 'UP';
-export type AccountCurrency = 'RUR' | 'USD' | 'EUR';
 
 /**
  * A registered client with passport, both addresses and the account opened at
@@ -102,7 +102,7 @@ export class ClientEntity {
   accountNumber!: string;
 
   @Column({ name: 'account_currency', type: 'varchar', length: 3 })
-  accountCurrency!: AccountCurrency;
+  accountCurrency!: Currency;
 
   @Column({ name: 'accounting_mode', type: 'integer', default: 100 })
   accountingMode!: number;
