@@ -6,7 +6,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment';
-import { DownstreamService, GatewayResult } from './gateway-result.model';
+import { DownstreamService, GatewayOutcome, isTransient } from './gateway-result.model';
 
 /** Header the downstream services authenticate callers with (spec part 5). */
 const X_SECRET_HEADER = 'X-secret';
@@ -29,10 +29,6 @@ export interface GatewayRequest {
    */
   idempotent: boolean;
 }
-
-/** The last answer of a call, or why there was none. */
-export type GatewayOutcome =
-  { kind: 'answered'; status: number; body: unknown } | { kind: 'unavailable'; reason: string };
 
 /**
  * HTTP to the downstream services, shared by the three gateways: base URL, X-secret, timeout,
@@ -146,15 +142,6 @@ export class GatewayHttp {
   }
 }
 
-function isTransient(outcome: GatewayOutcome): boolean {
-  return (
-    outcome.kind === 'unavailable' ||
-    outcome.status >= 500 ||
-    outcome.status === 429 ||
-    outcome.status === 408
-  );
-}
-
 /** A reason safe to log and show: the error code only, never the request config (it holds the secret). */
 function describeFailure(error: unknown, timeoutMs: number): string {
   const code = error instanceof AxiosError ? error.code : (error as { code?: string })?.code;
@@ -174,42 +161,4 @@ function describeFailure(error: unknown, timeoutMs: number): string {
     default:
       return code ? `network error ${code}` : 'network error';
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * The typed result of an outcome: `ok` for the expected statuses (with an object body),
- * `not-found` for 404, `conflict` for 409, `unavailable` for everything else (an answer the
- * caller cannot act on, e.g. 403 for a wrong secret, is an outage of that dependency).
- */
-export function toGatewayResult<T>(
-  service: DownstreamService,
-  outcome: GatewayOutcome,
-  okStatuses: number[],
-  options: { emptyBody?: boolean } = {},
-): GatewayResult<T> {
-  if (outcome.kind === 'unavailable')
-    return { kind: 'unavailable', service, reason: outcome.reason };
-  const { status, body } = outcome;
-  if (okStatuses.includes(status)) {
-    if (options.emptyBody) return { kind: 'ok', value: undefined as T };
-    if (isObject(body)) return { kind: 'ok', value: body as T };
-    return { kind: 'unavailable', service, reason: `answered ${status} without a JSON object` };
-  }
-  if (status === 404) {
-    // A 404 for the route itself means a wrong base URL, not a missing resource.
-    const routeMissing =
-      isObject(body) && typeof body.message === 'string' && body.message.startsWith('No route for');
-    return routeMissing
-      ? { kind: 'unavailable', service, reason: 'answered 404 for the route (check the base URL)' }
-      : { kind: 'not-found' };
-  }
-  if (status === 409) {
-    const message = isObject(body) && typeof body.message === 'string' ? body.message : 'Conflict';
-    return { kind: 'conflict', message };
-  }
-  return { kind: 'unavailable', service, reason: `answered ${status}` };
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { USER_ID_PATTERN } from '@bank/shared/identifiers';
-import { GatewayHttp, toGatewayResult } from '../gateway-http.client';
-import { GatewayResult } from '../gateway-result.model';
+import { GatewayHttp } from '../gateway-http.client';
+import { GatewayResult, toGatewayResult } from '../gateway-result.model';
 
 export interface DownstreamAddress {
   country: string;
