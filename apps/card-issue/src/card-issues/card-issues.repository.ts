@@ -6,11 +6,19 @@ import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-sta
 import { STATUS_CODES } from './card-issue-status.model';
 import {
   APPLY_STATUS_CHANGE_SQL,
+  CLAIM_IDEMPOTENCY_KEY_SQL,
+  DELETE_IDEMPOTENCY_KEYS_BEFORE_SQL,
   INSERT_CARD_ISSUE_SQL,
+  LOCK_CARD_ISSUE_SQL,
+  MOVE_DUE_BATCH_SQL,
+  RECORD_OPERATION_ID_SQL,
+  RELEASE_IDEMPOTENCY_KEY_SQL,
   SELECT_CARD_ISSUES_BY_CLIENT_SQL,
   SELECT_CARD_ISSUE_BY_ID_SQL,
+  SELECT_IDEMPOTENCY_KEY_SQL,
+  SELECT_OPERATION_IDS_SQL,
 } from './card-issues.sql';
-import { CardIssueRequest } from './entities/card-issue-request.entity';
+import type { CardIssueResponseDto } from './dto/card-issue-response.dto';
 
 export interface NewCardIssueRow {
   businessDay: string; // ddMMyyyy
@@ -46,6 +54,37 @@ export interface CardIssueWithHistory {
   history: { status: CardIssueStatus; source: StatusSource; at: number }[];
 }
 
+/** What a status change reads from the request it locked (LOCK_CARD_ISSUE_SQL). */
+export interface LockedCardIssue {
+  requestId: string;
+  status: CardIssueStatus;
+  failureReason: string | null;
+  formFactor: FormFactor;
+  /** Number of status changes so far. */
+  statusSequence: number;
+}
+
+/** The instants that make requests due for an automatic move, and the batch size. */
+export interface DueBatch {
+  now: Date;
+  /** CREATED at or before this moves to PROCESSING. */
+  createdBefore: Date;
+  /** PROCESSING at or before this moves to READY or PLASTIC_READY. */
+  processingBefore: Date;
+  limit: number;
+}
+
+/** An Idempotency-Key as stored: its body hash and, once its request was stored, the response. */
+export interface StoredIdempotencyKey {
+  requestHash: string;
+  response: CardIssueResponseDto | null;
+}
+
+/**
+ * The one owner of the card_issue_* tables: runs the statements of card-issues.sql.ts, for the
+ * card issue service, the automatic moves, the idempotency keys and the outbox (which records
+ * the operation ids).
+ */
 @Injectable()
 export class CardIssuesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -100,14 +139,10 @@ export class CardIssuesRepository {
     return this.dataSource.transaction(work);
   }
 
-  /** Locks a request row for a status change. */
-  lockForUpdate(manager: EntityManager, requestId: string): Promise<CardIssueRequest | null> {
-    return manager
-      .getRepository(CardIssueRequest)
-      .createQueryBuilder('r')
-      .setLock('pessimistic_write')
-      .where('r.request_id = :requestId', { requestId })
-      .getOne();
+  /** Locks a request row for a status change, in the caller's transaction. */
+  async lockForUpdate(manager: EntityManager, requestId: string): Promise<LockedCardIssue | null> {
+    const rows = await manager.query<LockedCardIssue[]>(LOCK_CARD_ISSUE_SQL, [requestId]);
+    return rows[0] ?? null;
   }
 
   /**
@@ -116,12 +151,12 @@ export class CardIssuesRepository {
    */
   async applyStatusChange(
     manager: EntityManager,
-    request: CardIssueRequest,
+    request: LockedCardIssue,
     status: CardIssueStatus,
     failureReason: string | null,
     source: StatusSource,
     now: Date,
-  ): Promise<CardIssueRequest> {
+  ): Promise<LockedCardIssue> {
     const sequence = request.statusSequence + 1;
     await manager.query(APPLY_STATUS_CHANGE_SQL, [
       request.requestId,
@@ -131,6 +166,69 @@ export class CardIssuesRepository {
       now,
       source,
     ]);
-    return { ...request, status, failureReason, statusSequence: sequence, updatedAt: now };
+    return { ...request, status, failureReason, statusSequence: sequence };
+  }
+
+  /**
+   * Moves one batch of due requests in one statement (MOVE_DUE_BATCH_SQL: claimed with FOR
+   * UPDATE SKIP LOCKED, moved, with their history entries and outbox messages); returns how
+   * many moved.
+   */
+  async moveDueBatch(batch: DueBatch): Promise<number> {
+    const moved = await this.dataSource.query<unknown[]>(MOVE_DUE_BATCH_SQL, [
+      batch.now,
+      batch.createdBefore,
+      batch.processingBefore,
+      batch.limit,
+    ]);
+    return moved.length;
+  }
+
+  /** The operation ids recorded for these requests (null while their operation is not created). */
+  async operationIdsOf(requestIds: string[]): Promise<Map<string, string | null>> {
+    const rows = await this.dataSource.query<{ requestId: string; operationId: string | null }[]>(
+      SELECT_OPERATION_IDS_SQL,
+      [requestIds],
+    );
+    return new Map(rows.map((row) => [row.requestId, row.operationId]));
+  }
+
+  /** Records the id the operation service gave a request, in the caller's transaction. */
+  async recordOperationId(
+    manager: EntityManager,
+    requestId: string,
+    operationId: string,
+  ): Promise<void> {
+    await manager.query(RECORD_OPERATION_ID_SQL, [requestId, operationId]);
+  }
+
+  /** Takes an Idempotency-Key for this caller; false when another request holds or held it. */
+  async claimIdempotencyKey(key: string, requestHash: string, now: Date): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(CLAIM_IDEMPOTENCY_KEY_SQL, [
+      key,
+      requestHash,
+      now,
+    ]);
+    return rows.length === 1;
+  }
+
+  async findIdempotencyKey(key: string): Promise<StoredIdempotencyKey | null> {
+    const rows = await this.dataSource.query<StoredIdempotencyKey[]>(SELECT_IDEMPOTENCY_KEY_SQL, [
+      key,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** Gives a key back when its request stored nothing, so a retry may proceed. */
+  async releaseIdempotencyKey(key: string): Promise<void> {
+    await this.dataSource.query(RELEASE_IDEMPOTENCY_KEY_SQL, [key]);
+  }
+
+  /** Forgets the keys taken before `cutoff`; returns how many. */
+  async deleteIdempotencyKeysBefore(cutoff: Date): Promise<number> {
+    const rows = await this.dataSource.query<{ n: number }[]>(DELETE_IDEMPOTENCY_KEYS_BEFORE_SQL, [
+      cutoff,
+    ]);
+    return rows[0].n;
   }
 }

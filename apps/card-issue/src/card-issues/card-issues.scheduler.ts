@@ -9,9 +9,8 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment';
 import { OutboxService } from '../outbox/outbox.service';
-import { IdempotencyRepository } from './idempotency.repository';
+import { IdempotencyService } from './idempotency.service';
 import { StatusMovesService } from './status-moves.service';
-import { Clock } from '@bank/shared/calendar';
 
 const MOVES = 'card-issue-status-moves';
 const CLEANUP = 'card-issue-idempotency-cleanup';
@@ -31,8 +30,7 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
     private readonly registry: SchedulerRegistry,
     private readonly moves: StatusMovesService,
     private readonly outbox: OutboxService,
-    private readonly idempotency: IdempotencyRepository,
-    private readonly clock: Clock,
+    private readonly idempotency: IdempotencyService,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
   ) {}
 
@@ -70,8 +68,7 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
   }
 
   private async cleanup(): Promise<void> {
-    const cutoff = new Date(this.clock.now().getTime() - this.env.IDEMPOTENCY_KEY_TTL_HOURS * HOUR);
-    const removed = await this.idempotency.deleteOlderThan(cutoff);
+    const removed = await this.idempotency.purgeExpired();
     if (removed) this.logger.log({ removed }, 'Removed expired idempotency keys');
   }
 

@@ -1,27 +1,27 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
+import { requestIdBusinessDay } from '@bank/shared/identifiers';
+import { BranchesClient, DownstreamBranch } from '../integrations/branches/branches.client';
 import { GatewayResult } from '../integrations/gateway-result.model';
-import { BranchesClient } from '../integrations/branches/branches.client';
-import { UsersClient } from '../integrations/users/users.client';
+import { DownstreamUser, UsersClient } from '../integrations/users/users.client';
+import { CreateUserDto } from '../contracts/user.dto';
 import { OutboxService } from '../outbox/outbox.service';
-import { CardIssueStatus, STATUS_CODES, isStatusAllowedFor } from './card-issue-status.model';
-import {
-  CardIssueWithHistory,
-  CardIssuesRepository,
-  isSequenceExhausted,
-} from './card-issues.repository';
+import { CardIssueStatus, isStatusAllowedFor } from './card-issue-status.model';
+import { toCardIssueRecord, toCardIssueResponse } from './card-issues.mapper';
+import { CardIssuesRepository, isSequenceExhausted } from './card-issues.repository';
 import {
   CardIssueNotFoundError,
   DownstreamUnavailableError,
-  IdempotencyKeyInProgressError,
-  IdempotencyKeyReusedError,
   RequestIdsExhaustedError,
   StatusNotAllowedError,
 } from './card-issues.errors';
-import { CardIssueRequestDto } from './dto/card-issue-request.dto';
+import {
+  CardHolderDto,
+  CardIssueRequestBodyDto,
+  CardIssueRequestDto,
+} from './dto/card-issue-request.dto';
 import { CardIssueRecordDto, CardIssueResponseDto } from './dto/card-issue-response.dto';
-import { IdempotencyRepository, hashBody } from './idempotency.repository';
-import { BUSINESS_TIME_ZONE, Clock, formatLocalDateTime } from '@bank/shared/calendar';
-import { requestIdBusinessDay } from '@bank/shared/identifiers';
+import { IdempotencyService } from './idempotency.service';
 
 export interface CreateResult {
   response: CardIssueResponseDto;
@@ -29,11 +29,11 @@ export interface CreateResult {
   replayed: boolean;
 }
 
-/** How long a request waits for a parallel one with the same Idempotency-Key to finish. */
-const IDEMPOTENCY_WAIT_MS = 15_000;
-const IDEMPOTENCY_POLL_MS = 25;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The card holder as stored: cardHolder as requested, with the id of a third party created for it. */
+interface StoredHolder {
+  holderUserId: string | null;
+  cardHolder: Record<string, unknown>;
+}
 
 @Injectable()
 export class CardIssuesService {
@@ -41,7 +41,7 @@ export class CardIssuesService {
 
   constructor(
     private readonly repository: CardIssuesRepository,
-    private readonly idempotency: IdempotencyRepository,
+    private readonly idempotency: IdempotencyService,
     private readonly users: UsersClient,
     private readonly branches: BranchesClient,
     private readonly outbox: OutboxService,
@@ -51,20 +51,8 @@ export class CardIssuesService {
 
   async create(dto: CardIssueRequestDto, idempotencyKey?: string): Promise<CreateResult> {
     if (!idempotencyKey) return { response: await this.process(dto, null), replayed: false };
-
-    const requestHash = hashBody(dto);
-    const deadline = Date.now() + IDEMPOTENCY_WAIT_MS;
-    while (!(await this.idempotency.claim(idempotencyKey, requestHash, this.clock.now()))) {
-      const existing = await this.idempotency.find(idempotencyKey);
-      if (existing) {
-        if (existing.requestHash !== requestHash) throw new IdempotencyKeyReusedError();
-        if (existing.response)
-          return { response: existing.response as unknown as CardIssueResponseDto, replayed: true };
-      }
-      // The first request with this key is still running (or just gave the key back).
-      if (Date.now() > deadline) throw new IdempotencyKeyInProgressError();
-      await sleep(IDEMPOTENCY_POLL_MS);
-    }
+    const stored = await this.idempotency.claim(idempotencyKey, dto);
+    if (stored) return { response: stored, replayed: true };
     try {
       return { response: await this.process(dto, idempotencyKey), replayed: false };
     } catch (error) {
@@ -73,65 +61,93 @@ export class CardIssuesService {
     }
   }
 
-  /** Checks the referenced users and branch, creates a third-party holder, stores the request. */
+  /**
+   * Checks the referenced users and branch, creates a third-party holder, stores the request.
+   * A missing user or branch, or a holder the user service refused, makes a FAILED request;
+   * an unavailable service stores nothing.
+   */
   private async process(
     dto: CardIssueRequestDto,
     idempotencyKey: string | null,
   ): Promise<CardIssueResponseDto> {
     const request = dto.request;
-    const holder = request.cardHolder;
-    const referencedUsers = [
-      ...new Set(
-        [
-          request.cardOwner,
-          holder.userId,
-          request.options?.smsNotifications?.userId,
-          request.delivery?.courier?.recipient?.userId,
-        ].filter((id): id is string => typeof id === 'string'),
-      ),
-    ];
-    const branchId = request.delivery?.toBranch?.id;
+    let failureReason = await this.failureReason(request);
+    let holder: StoredHolder = {
+      holderUserId: request.cardHolder.userId ?? null,
+      cardHolder: { ...request.cardHolder },
+    };
+    // A third party is created only for a request that will be stored as CREATED.
+    const thirdParty = request.cardHolder.user;
+    if (!failureReason && thirdParty) {
+      const created = await this.createThirdPartyHolder(request.cardHolder, thirdParty);
+      if ('failureReason' in created) failureReason = created.failureReason;
+      else holder = created;
+    }
+    const status: CardIssueStatus = failureReason ? 'FAILED' : 'CREATED';
+    const requestId = await this.store(request, holder, status, failureReason, idempotencyKey);
+    this.outbox.kick();
+    return toCardIssueResponse({ requestId, status, failureReason });
+  }
 
-    // Independent look-ups go out together.
+  /**
+   * Why the request fails, or null: the first missing user in the order of referencedUsers,
+   * else a missing branch. Every look-up goes out at once; any unavailable service fails the
+   * call (DownstreamUnavailableError) before a missing user or branch counts.
+   */
+  private async failureReason(request: CardIssueRequestBodyDto): Promise<string | null> {
+    const userIds = referencedUsers(request);
+    const branchId = request.delivery?.toBranch?.id;
     const [userResults, branchResult] = await Promise.all([
-      Promise.all(referencedUsers.map((id) => this.users.getUser(id))),
+      Promise.all(userIds.map((id) => this.users.getUser(id))),
       branchId ? this.branches.getBranch(branchId) : Promise.resolve(null),
     ]);
-    for (const result of [...userResults, branchResult])
-      if (result) this.throwIfUnavailable(result);
+    const results: GatewayResult<DownstreamUser | DownstreamBranch>[] = [...userResults];
+    if (branchResult) results.push(branchResult);
+    for (const result of results) this.throwIfUnavailable(result);
 
-    let failureReason: string | null = null;
-    const missingUser = referencedUsers.find((_, i) => userResults[i].kind === 'not-found');
-    if (missingUser) failureReason = `User ${missingUser} does not exist`;
-    else if (branchResult?.kind === 'not-found')
-      failureReason = `Branch ${branchId} does not exist`;
+    const missingUser = userIds.find((_, i) => userResults[i].kind === 'not-found');
+    if (missingUser) return `User ${missingUser} does not exist`;
+    if (branchResult?.kind === 'not-found') return `Branch ${branchId} does not exist`;
+    return null;
+  }
 
-    let holderUserId = holder.userId ?? null;
-    const cardHolder: Record<string, unknown> = { ...holder };
-    if (!failureReason && holder.user) {
-      const created = await this.users.createUser(holder.user);
-      this.throwIfUnavailable(created);
-      if (created.kind === 'ok') {
-        holderUserId = created.value.id;
-        cardHolder.userId = created.value.id;
-      } else {
-        failureReason = `The card holder could not be created in the user service: ${created.kind === 'conflict' ? created.message : 'rejected'}`;
-      }
+  /** Creates the third party (cardHolder.user) in the user service; the holder then carries its new id. */
+  private async createThirdPartyHolder(
+    holder: CardHolderDto,
+    user: CreateUserDto,
+  ): Promise<StoredHolder | { failureReason: string }> {
+    const created = await this.users.createUser(user);
+    this.throwIfUnavailable(created);
+    if (created.kind === 'ok') {
+      return {
+        holderUserId: created.value.id,
+        cardHolder: { ...holder, userId: created.value.id },
+      };
     }
+    return {
+      failureReason: `The card holder could not be created in the user service: ${created.kind === 'conflict' ? created.message : 'rejected'}`,
+    };
+  }
 
-    const status: CardIssueStatus = failureReason ? 'FAILED' : 'CREATED';
+  /** Stores the request (with its history, outbox message and idempotency response); returns its id. */
+  private async store(
+    request: CardIssueRequestBodyDto,
+    holder: StoredHolder,
+    status: CardIssueStatus,
+    failureReason: string | null,
+    idempotencyKey: string | null,
+  ): Promise<string> {
     const now = this.clock.now();
     const businessDay = requestIdBusinessDay(now, this.timeZone);
-    let requestId: string;
     try {
-      requestId = await this.repository.insert({
+      return await this.repository.insert({
         businessDay,
         status,
         failureReason,
         cardOwner: request.cardOwner,
-        holderUserId,
+        holderUserId: holder.holderUserId,
         formFactor: request.formFactor,
-        cardHolder,
+        cardHolder: holder.cardHolder,
         options: request.options ?? null,
         delivery: request.delivery ?? null,
         now,
@@ -141,8 +157,6 @@ export class CardIssuesService {
       if (isSequenceExhausted(error)) throw new RequestIdsExhaustedError(businessDay);
       throw error;
     }
-    this.outbox.kick();
-    return { requestId, status, statusCode: STATUS_CODES[status], failureReason };
   }
 
   private throwIfUnavailable(result: GatewayResult<unknown>): void {
@@ -158,12 +172,12 @@ export class CardIssuesService {
   async get(requestId: string): Promise<CardIssueRecordDto> {
     const found = await this.repository.findById(requestId);
     if (!found) throw new CardIssueNotFoundError(requestId);
-    return this.toRecord(found);
+    return toCardIssueRecord(found, this.timeZone);
   }
 
   async listByClient(userId: string, limit: number, offset: number): Promise<CardIssueRecordDto[]> {
     const found = await this.repository.findByClient(userId, limit, offset);
-    return found.map((item) => this.toRecord(item));
+    return found.map((item) => toCardIssueRecord(item, this.timeZone));
   }
 
   /**
@@ -191,34 +205,20 @@ export class CardIssuesService {
       );
     });
     this.outbox.kick();
-    return {
-      requestId: updated.requestId,
-      status: updated.status,
-      statusCode: STATUS_CODES[updated.status],
-      failureReason: updated.failureReason,
-    };
+    return toCardIssueResponse(updated);
   }
+}
 
-  private toRecord(request: CardIssueWithHistory): CardIssueRecordDto {
-    const at = (epochMs: number) => formatLocalDateTime(new Date(epochMs), this.timeZone);
-    return {
-      requestId: request.requestId,
-      status: request.status,
-      statusCode: STATUS_CODES[request.status],
-      failureReason: request.failureReason,
-      cardOwner: request.cardOwner,
-      formFactor: request.formFactor,
-      cardHolder: request.cardHolder,
-      options: request.options,
-      delivery: request.delivery,
-      createdAt: at(request.createdAt),
-      updatedAt: at(request.updatedAt),
-      history: request.history.map((change) => ({
-        status: change.status,
-        statusCode: STATUS_CODES[change.status],
-        at: at(change.at),
-        source: change.source,
-      })),
-    };
-  }
+/**
+ * The users a request names, each once, in the order their absence is reported: card owner,
+ * holder, SMS notifications user, courier recipient.
+ */
+function referencedUsers(request: CardIssueRequestBodyDto): string[] {
+  const ids = [
+    request.cardOwner,
+    request.cardHolder.userId,
+    request.options?.smsNotifications?.userId,
+    request.delivery?.courier?.recipient?.userId,
+  ];
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
 }

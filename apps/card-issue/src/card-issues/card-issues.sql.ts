@@ -1,17 +1,24 @@
 import { REQUEST_ID_NUMBER_DIGITS, REQUEST_ID_PREFIX } from '@bank/shared/identifiers';
+import type { OutboxMessageType } from '../outbox/outbox-message.model';
 
 /**
  * Every statement that reads or writes the card_issue_* tables, as plain strings: the
- * repository runs them, and the benchmark baseline (tools/bench) runs the very same ones, so
- * the two always do the same database work.
+ * repository (CardIssuesRepository) runs them, and the benchmark baseline (tools/bench) runs
+ * the very same ones, so the two always do the same database work.
  */
 
 /**
  * The outbox message that mirrors a change of `source` (a CTE or table with request_id)
  * to the operation service, with `payload` built from its columns. The one place the
- * outbox_messages INSERT is written; the payload shapes are OutboxPayload's.
+ * outbox_messages INSERT is written. The payload shapes are OutboxPayload's
+ * (outbox/outbox-message.model.ts), key for key:
+ *
+ * - 'operation.create' (INSERT_CARD_ISSUE_SQL): OperationCreatePayload, {requestId, cardOwner,
+ *   holderUserId, formFactor, status, sequence: 1};
+ * - 'operation.status' (APPLY_STATUS_CHANGE_SQL, MOVE_DUE_BATCH_SQL): OperationStatusPayload,
+ *   {requestId, status, sequence}.
  */
-function insertOutboxMessage(type: string, payload: string, source: string): string {
+function insertOutboxMessage(type: OutboxMessageType, payload: string, source: string): string {
   return `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
    SELECT request_id, '${type}', ${payload}, now(), now()
    FROM ${source}`;
@@ -82,6 +89,15 @@ export const SELECT_CARD_ISSUES_BY_CLIENT_SQL = `SELECT ${RECORD_COLUMNS}
  ORDER BY page.created_at DESC, page.request_id DESC`;
 
 /**
+ * Locks one request for a status change (until the transaction ends) and reads what the change
+ * needs. $1 = request id.
+ */
+export const LOCK_CARD_ISSUE_SQL = `SELECT request_id AS "requestId", status, failure_reason AS "failureReason",
+  form_factor AS "formFactor", status_sequence AS "statusSequence"
+ FROM card_issue_requests WHERE request_id = $1
+ FOR UPDATE`;
+
+/**
  * A status change of one locked request: the row, a history entry and the outbox message
  * that mirrors it. $1 = request id, $2 = status, $3 = failure reason, $4 = new status
  * sequence, $5 = instant, $6 = source (api | scheduler).
@@ -129,3 +145,38 @@ export const MOVE_DUE_BATCH_SQL = `WITH due AS (
    'moved',
  )}
  RETURNING request_id`;
+
+/**
+ * The operation ids of the requests $1 (text[]) as far as the outbox recorded them; null for a
+ * request whose operation is not created yet.
+ */
+export const SELECT_OPERATION_IDS_SQL = `SELECT request_id AS "requestId", operation_id AS "operationId"
+ FROM card_issue_requests WHERE request_id = ANY($1::text[])`;
+
+/** Records the id the operation service gave request $1: $2. */
+export const RECORD_OPERATION_ID_SQL = `UPDATE card_issue_requests SET operation_id = $2 WHERE request_id = $1`;
+
+/**
+ * Takes Idempotency-Key $1 for a request whose body hashes to $2, at $3; returns a row only when
+ * this caller got the key (another request holds or held it otherwise).
+ */
+export const CLAIM_IDEMPOTENCY_KEY_SQL = `INSERT INTO card_issue_idempotency_keys (key, request_hash, created_at)
+ VALUES ($1, $2, $3)
+ ON CONFLICT (key) DO NOTHING RETURNING key`;
+
+/**
+ * Key $1's body hash and the response stored with it (null while its request runs). The
+ * response is the jsonb that INSERT_CARD_ISSUE_SQL builds: {requestId, status, statusCode,
+ * failureReason}, a CardIssueResponseDto.
+ */
+export const SELECT_IDEMPOTENCY_KEY_SQL = `SELECT request_hash AS "requestHash", response
+ FROM card_issue_idempotency_keys WHERE key = $1`;
+
+/** Gives key $1 back if its request stored nothing. */
+export const RELEASE_IDEMPOTENCY_KEY_SQL = `DELETE FROM card_issue_idempotency_keys WHERE key = $1 AND response IS NULL`;
+
+/** Forgets the keys taken before $1; returns how many as n. */
+export const DELETE_IDEMPOTENCY_KEYS_BEFORE_SQL = `WITH gone AS (
+   DELETE FROM card_issue_idempotency_keys WHERE created_at < $1 RETURNING 1
+ )
+ SELECT count(*)::int AS n FROM gone`;

@@ -1,0 +1,278 @@
+import { Test } from '@nestjs/testing';
+import { BUSINESS_TIME_ZONE, Clock, FixedClock } from '@bank/shared/calendar';
+import { BranchesClient, DownstreamBranch } from '../integrations/branches/branches.client';
+import { DownstreamService, GatewayResult } from '../integrations/gateway-result.model';
+import { DownstreamUser, NewUser, UsersClient } from '../integrations/users/users.client';
+import { OutboxService } from '../outbox/outbox.service';
+import { CardIssuesRepository, NewCardIssueRow } from './card-issues.repository';
+import { CardIssuesService } from './card-issues.service';
+import { DownstreamUnavailableError } from './card-issues.errors';
+import { CardIssueRequestDto } from './dto/card-issue-request.dto';
+import { CardIssueResponseDto } from './dto/card-issue-response.dto';
+import { IdempotencyService } from './idempotency.service';
+
+const OWNER = 'X00001';
+const HOLDER = 'X00002';
+const SMS_USER = 'X00003';
+const RECIPIENT = 'X00004';
+const BRANCH = '0001';
+const NEW_HOLDER = 'XNEW01';
+
+/** The user service: every user exists unless marked missing or unavailable. */
+class FakeUsers implements Pick<UsersClient, 'getUser' | 'createUser'> {
+  readonly missing = new Set<string>();
+  readonly unavailable = new Set<string>();
+  readonly looked: string[] = [];
+  readonly created: NewUser[] = [];
+  createResult: GatewayResult<DownstreamUser> = {
+    kind: 'ok',
+    value: { id: NEW_HOLDER } as DownstreamUser,
+  };
+
+  getUser(id: string): Promise<GatewayResult<DownstreamUser>> {
+    this.looked.push(id);
+    if (this.unavailable.has(id)) return Promise.resolve(outage('user service'));
+    if (this.missing.has(id)) return Promise.resolve({ kind: 'not-found' });
+    return Promise.resolve({ kind: 'ok', value: { id } as DownstreamUser });
+  }
+
+  createUser(user: NewUser): Promise<GatewayResult<DownstreamUser>> {
+    this.created.push(user);
+    return Promise.resolve(this.createResult);
+  }
+}
+
+class FakeBranches implements Pick<BranchesClient, 'getBranch'> {
+  result: GatewayResult<DownstreamBranch> = {
+    kind: 'ok',
+    value: { id: BRANCH, name: 'Main', address: 'Moscow' },
+  };
+
+  getBranch(): Promise<GatewayResult<DownstreamBranch>> {
+    return Promise.resolve(this.result);
+  }
+}
+
+class FakeRepository implements Pick<CardIssuesRepository, 'insert'> {
+  readonly rows: NewCardIssueRow[] = [];
+
+  insert(row: NewCardIssueRow): Promise<string> {
+    this.rows.push(row);
+    return Promise.resolve(`RCARDB23112026${String(this.rows.length).padStart(6, '0')}`);
+  }
+}
+
+class FakeIdempotency implements Pick<IdempotencyService, 'claim' | 'release'> {
+  stored: CardIssueResponseDto | null = null;
+  readonly released: string[] = [];
+
+  claim(): Promise<CardIssueResponseDto | null> {
+    return Promise.resolve(this.stored);
+  }
+
+  release(key: string): Promise<void> {
+    this.released.push(key);
+    return Promise.resolve();
+  }
+}
+
+const outage = (service: DownstreamService) =>
+  ({ kind: 'unavailable', service, reason: 'connection refused' }) as const;
+
+const thirdParty = { firstName: 'MARIA' } as NewUser;
+
+/**
+ * A body that names a user in every place the service looks (owner, holder, SMS, courier
+ * recipient) and a branch. Field validation would not let a courier and a branch through
+ * together; the service does not care, which lets one body pin the whole order.
+ */
+function everyReference(): CardIssueRequestDto {
+  return {
+    request: {
+      cardOwner: OWNER,
+      formFactor: 'PLASTIC',
+      cardHolder: { nameless: false, userId: HOLDER, embossedName: 'IVAN PETROV' },
+      options: { smsNotifications: { userId: SMS_USER } },
+      delivery: { courier: { recipient: { userId: RECIPIENT } }, toBranch: { id: BRANCH } },
+    },
+  } as unknown as CardIssueRequestDto;
+}
+
+function forThirdParty(): CardIssueRequestDto {
+  return {
+    request: {
+      cardOwner: OWNER,
+      formFactor: 'VIRTUAL',
+      cardHolder: { nameless: false, user: thirdParty },
+    },
+  } as unknown as CardIssueRequestDto;
+}
+
+describe('CardIssuesService.create', () => {
+  let service: CardIssuesService;
+  let users: FakeUsers;
+  let branches: FakeBranches;
+  let repository: FakeRepository;
+  let idempotency: FakeIdempotency;
+  let kicks: number;
+
+  beforeEach(async () => {
+    users = new FakeUsers();
+    branches = new FakeBranches();
+    repository = new FakeRepository();
+    idempotency = new FakeIdempotency();
+    kicks = 0;
+    const module = await Test.createTestingModule({
+      providers: [
+        CardIssuesService,
+        { provide: CardIssuesRepository, useValue: repository },
+        { provide: IdempotencyService, useValue: idempotency },
+        { provide: UsersClient, useValue: users },
+        { provide: BranchesClient, useValue: branches },
+        { provide: OutboxService, useValue: { kick: () => kicks++ } },
+        { provide: Clock, useValue: new FixedClock('2026-11-23T09:00:00.000Z') },
+        { provide: BUSINESS_TIME_ZONE, useValue: 'Europe/Moscow' },
+      ],
+    }).compile();
+    service = module.get(CardIssuesService);
+  });
+
+  const failureOf = async (dto: CardIssueRequestDto) => {
+    const { response } = await service.create(dto);
+    return response.failureReason;
+  };
+
+  it('stores a CREATED request when every reference exists, and kicks the outbox', async () => {
+    const { response, replayed } = await service.create(everyReference());
+
+    expect(response).toEqual({
+      requestId: 'RCARDB23112026000001',
+      status: 'CREATED',
+      statusCode: 'STSCI01',
+      failureReason: null,
+    });
+    expect(replayed).toBe(false);
+    expect(repository.rows[0]).toMatchObject({
+      businessDay: '23112026',
+      status: 'CREATED',
+      failureReason: null,
+      cardOwner: OWNER,
+      holderUserId: HOLDER,
+      idempotencyKey: null,
+    });
+    expect(kicks).toBe(1);
+  });
+
+  it('looks every referenced user up once', async () => {
+    const dto = everyReference();
+    dto.request.cardHolder.userId = OWNER;
+    await service.create(dto);
+    expect(users.looked).toEqual([OWNER, SMS_USER, RECIPIENT]);
+  });
+
+  it.each([
+    [[OWNER, HOLDER, SMS_USER, RECIPIENT], `User ${OWNER} does not exist`],
+    [[HOLDER, SMS_USER, RECIPIENT], `User ${HOLDER} does not exist`],
+    [[SMS_USER, RECIPIENT], `User ${SMS_USER} does not exist`],
+    [[RECIPIENT], `User ${RECIPIENT} does not exist`],
+  ])(
+    'reports the first missing user in the order owner, holder, SMS, recipient (missing %j), before a missing branch',
+    async (missing, reason) => {
+      missing.forEach((id) => users.missing.add(id));
+      branches.result = { kind: 'not-found' };
+      const { response } = await service.create(everyReference());
+      expect(response).toMatchObject({ status: 'FAILED', statusCode: 'STSCI05' });
+      expect(response.failureReason).toBe(reason);
+      expect(repository.rows[0]).toMatchObject({ status: 'FAILED', failureReason: reason });
+    },
+  );
+
+  it('reports a missing branch when every user exists', async () => {
+    branches.result = { kind: 'not-found' };
+    expect(await failureOf(everyReference())).toBe(`Branch ${BRANCH} does not exist`);
+  });
+
+  it('stores nothing when a service is unavailable, even if a user is missing', async () => {
+    users.missing.add(OWNER);
+    branches.result = outage('branch service');
+    await expect(service.create(everyReference())).rejects.toEqual(
+      new DownstreamUnavailableError('branch service'),
+    );
+    expect(repository.rows).toEqual([]);
+    expect(kicks).toBe(0);
+  });
+
+  describe('a third-party holder', () => {
+    it('is created when nothing failed, and the request stores its new id', async () => {
+      const { response } = await service.create(forThirdParty());
+      expect(response.status).toBe('CREATED');
+      expect(users.created).toEqual([thirdParty]);
+      expect(repository.rows[0].holderUserId).toBe(NEW_HOLDER);
+      expect(repository.rows[0].cardHolder).toEqual({
+        nameless: false,
+        user: thirdParty,
+        userId: NEW_HOLDER,
+      });
+    });
+
+    it('is not created when a reference is missing', async () => {
+      users.missing.add(OWNER);
+      expect(await failureOf(forThirdParty())).toBe(`User ${OWNER} does not exist`);
+      expect(users.created).toEqual([]);
+      expect(repository.rows[0].holderUserId).toBeNull();
+    });
+
+    it("fails the request with the user service's message when it refuses the holder", async () => {
+      users.createResult = { kind: 'conflict', message: 'Passport 4510 123456 is taken' };
+      expect(await failureOf(forThirdParty())).toBe(
+        'The card holder could not be created in the user service: Passport 4510 123456 is taken',
+      );
+      expect(repository.rows[0]).toMatchObject({ status: 'FAILED', holderUserId: null });
+      expect(repository.rows[0].cardHolder).not.toHaveProperty('userId');
+    });
+
+    it('fails the request as rejected for any other refusal', async () => {
+      users.createResult = { kind: 'not-found' };
+      expect(await failureOf(forThirdParty())).toBe(
+        'The card holder could not be created in the user service: rejected',
+      );
+    });
+
+    it('stores nothing when the user service is unavailable for the create', async () => {
+      users.createResult = outage('user service');
+      await expect(service.create(forThirdParty())).rejects.toBeInstanceOf(
+        DownstreamUnavailableError,
+      );
+      expect(repository.rows).toEqual([]);
+    });
+  });
+
+  describe('with an Idempotency-Key', () => {
+    it('replays a stored response without storing anything', async () => {
+      const stored: CardIssueResponseDto = {
+        requestId: 'RCARDB23112026000042',
+        status: 'CREATED',
+        statusCode: 'STSCI01',
+        failureReason: null,
+      };
+      idempotency.stored = stored;
+      expect(await service.create(everyReference(), 'key-1')).toEqual({
+        response: stored,
+        replayed: true,
+      });
+      expect(repository.rows).toEqual([]);
+    });
+
+    it('stores the key with the request, and releases it when the request fails', async () => {
+      await service.create(everyReference(), 'key-1');
+      expect(repository.rows[0].idempotencyKey).toBe('key-1');
+      expect(idempotency.released).toEqual([]);
+
+      users.unavailable.add(OWNER);
+      await expect(service.create(everyReference(), 'key-2')).rejects.toBeInstanceOf(
+        DownstreamUnavailableError,
+      );
+      expect(idempotency.released).toEqual(['key-2']);
+    });
+  });
+});
