@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-
-export type OutboxMessageType = 'operation.create' | 'operation.status';
+import type { OutboxMessageType, OutboxPayload } from './outbox-message.model';
 
 /**
  * A message to the operation service, written in the same transaction as the change it
@@ -19,8 +18,9 @@ export class OutboxMessage {
   @Column({ type: 'varchar', length: 32 })
   type!: OutboxMessageType;
 
+  /** The shape that goes with `type` (OutboxPayload). */
   @Column({ type: 'jsonb' })
-  payload!: Record<string, unknown>;
+  payload!: OutboxPayload['payload'];
 
   @Column({ type: 'int', default: 0 })
   attempts!: number;

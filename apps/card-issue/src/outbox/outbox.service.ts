@@ -1,9 +1,15 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { ENVIRONMENT } from '@bank/shared/nest';
+import { CardIssuesRepository } from '../card-issues/card-issues.repository';
 import { CardIssueEnvironment } from '../config/environment';
-import { GatewayResult } from '../integrations/gateway-result.model';
+import { failureReasonOf } from '../integrations/gateway-result.model';
 import { OperationsClient } from '../integrations/operations/operations.client';
-import { ClaimedMessage, OutboxRepository } from './outbox.repository';
+import { outboxRetryDelayMs } from './outbox.backoff';
+import { ClaimedMessage } from './outbox-message.model';
+import { OutboxRepository } from './outbox.repository';
+
+type ClaimedCreate = Extract<ClaimedMessage, { type: 'operation.create' }>;
+type ClaimedStatus = Extract<ClaimedMessage, { type: 'operation.status' }>;
 
 /**
  * Delivers outbox messages to the operation service: claimed in batches under a lease,
@@ -21,6 +27,7 @@ export class OutboxService implements BeforeApplicationShutdown {
 
   constructor(
     private readonly repository: OutboxRepository,
+    private readonly cardIssues: CardIssuesRepository,
     private readonly operations: OperationsClient,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
   ) {}
@@ -57,50 +64,56 @@ export class OutboxService implements BeforeApplicationShutdown {
   /** Claims and delivers one batch; returns how many messages it claimed. */
   async deliverBatch(): Promise<number> {
     const batch = await this.repository.claim(this.env.OUTBOX_BATCH_SIZE, this.env.OUTBOX_LEASE_MS);
-    await Promise.all(batch.map((message) => this.deliver(message)));
+    const statuses = batch.filter((message) => message.type === 'operation.status');
+    // A status message is claimable only once its request's create was delivered, which
+    // records the operation id in the same transaction: the id is there when it is read.
+    const operationIds = statuses.length
+      ? await this.cardIssues.operationIdsOf(statuses.map((message) => message.requestId))
+      : new Map<string, string | null>();
+    await Promise.all(
+      batch.map((message) =>
+        message.type === 'operation.create'
+          ? this.deliverCreate(message)
+          : this.deliverStatus(message, operationIds.get(message.requestId) ?? null),
+      ),
+    );
     return batch.length;
   }
 
-  private async deliver(message: ClaimedMessage): Promise<void> {
-    let result: GatewayResult<{ id: string }>;
-    if (message.type === 'operation.create') {
-      const p = message.payload as {
-        cardOwner: string;
-        holderUserId: string | null;
-        formFactor: string;
-        status: string;
-      };
-      result = await this.operations.createOperation({
-        requestId: message.requestId,
-        cardOwner: p.cardOwner,
-        holderUserId: p.holderUserId,
-        formFactor: p.formFactor as never,
-        status: p.status as never,
-      });
-      if (result.kind === 'ok')
-        return this.repository.markCreateDelivered(message.id, message.requestId, result.value.id);
-    } else {
-      if (!message.operationId) return this.retry(message, 'operation not created yet');
-      const p = message.payload as { status: string; sequence: number };
-      result = await this.operations.updateStatus(
-        message.operationId,
-        p.status as never,
-        p.sequence,
-      );
-      if (result.kind === 'ok') return this.repository.markDelivered(message.id);
-    }
-    const reason =
-      result.kind === 'unavailable'
-        ? result.reason
-        : result.kind === 'conflict'
-          ? result.message
-          : result.kind;
-    return this.retry(message, reason);
+  private async deliverCreate(message: ClaimedCreate): Promise<void> {
+    const { cardOwner, holderUserId, formFactor, status } = message.payload;
+    const result = await this.operations.createOperation({
+      requestId: message.requestId,
+      cardOwner,
+      holderUserId,
+      formFactor,
+      status,
+    });
+    if (result.kind !== 'ok') return this.retry(message, failureReasonOf(result));
+    // The operation id and the delivery are recorded together, so a status message never
+    // goes out while the id it needs is missing.
+    const operationId = result.value.id;
+    await this.cardIssues.transaction(async (manager) => {
+      await this.repository.markDelivered(message.id, manager);
+      await this.cardIssues.recordOperationId(manager, message.requestId, operationId);
+    });
+  }
+
+  private async deliverStatus(message: ClaimedStatus, operationId: string | null): Promise<void> {
+    if (!operationId) return this.retry(message, 'operation not created yet');
+    const result = await this.operations.updateStatus(
+      operationId,
+      message.payload.status,
+      message.payload.sequence,
+    );
+    if (result.kind !== 'ok') return this.retry(message, failureReasonOf(result));
+    await this.repository.markDelivered(message.id);
   }
 
   private async retry(message: ClaimedMessage, reason: string): Promise<void> {
-    const delay = Math.min(
-      this.env.OUTBOX_RETRY_BASE_MS * 2 ** (message.attempts - 1),
+    const delay = outboxRetryDelayMs(
+      message.attempts,
+      this.env.OUTBOX_RETRY_BASE_MS,
       this.env.OUTBOX_RETRY_MAX_MS,
     );
     this.logger.warn(
