@@ -1,23 +1,16 @@
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from './app.module';
-import { configureApp } from './configure-app';
+import { RunningTestService } from '@bank/shared/testing';
+import { startCardIssue } from '../test/card-issue.harness';
 
 describe('card-issue service (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('card_issue_app');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }),
-      configure: configureApp,
-    });
+    t = await startCardIssue({ label: 'card_issue_app' });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   it('reports UP with its name when the database answers', async () => {
@@ -47,7 +40,7 @@ describe('card-issue service (e2e)', () => {
   });
 
   it('reports DOWN with 503 once the database is gone', async () => {
-    await db.drop();
+    await t.db.drop();
     const res = await request(t.url).get('/api/health');
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ status: 'DOWN', service: 'card-issue' });

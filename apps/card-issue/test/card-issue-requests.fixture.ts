@@ -12,6 +12,9 @@ import { address } from './users.fixture';
  */
 export type Loose<T> = { [K in keyof T]?: unknown };
 
+/** 12:00 in Moscow on 23-11-2026: the courier() date 24-11-2026 is tomorrow. */
+export const NOW = '2026-11-23T09:00:00.000Z';
+
 /** A courier delivery for tomorrow of 23-11-2026 (24-11-2026), 10:00-14:00. */
 export function courier(overrides: Loose<CourierDto> = {}): CourierDto {
   return {

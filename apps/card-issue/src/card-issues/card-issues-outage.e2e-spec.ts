@@ -1,16 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
 import {
-  SECRET,
   closedPort,
-  createUser,
-  newUser,
-  selfPlastic,
-  selfVirtual,
-} from '../../test/fixtures';
+  createTestDatabase,
+  RunningTestService,
+  TestDatabase,
+} from '@bank/shared/testing';
+import { SECRET, startCardIssue } from '../../test/card-issue.harness';
+import { selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
+import { aUser, createUser } from '../../test/users.fixture';
 
 const API = '/api/v1/card-issue';
 
@@ -20,23 +18,21 @@ const API = '/api/v1/card-issue';
  */
 describe('card issue API with a downstream service down (e2e)', () => {
   let db: TestDatabase;
-  let healthy: TestApp;
-  const apps: TestApp[] = [];
+  let healthy: RunningTestService;
+  const apps: RunningTestService[] = [];
   let owner: string;
 
   const boot = async (overrides: Record<string, string>) => {
-    const t = await startTestApp({
-      module: AppModule.register({
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'silent',
+    const t = await startCardIssue({
+      db,
+      env: {
         X_SECRET: SECRET,
         SCHEDULER_ENABLED: 'false',
         DOWNSTREAM_TIMEOUT_MS: '300',
         DOWNSTREAM_RETRIES: '1',
         DOWNSTREAM_RETRY_DELAY_MS: '10',
         ...overrides,
-      }),
-      configure: configureApp,
+      },
     });
     apps.push(t);
     return t;
@@ -89,7 +85,7 @@ describe('card issue API with a downstream service down (e2e)', () => {
       request: {
         cardOwner: owner,
         formFactor: 'VIRTUAL',
-        cardHolder: { nameless: false, user: newUser() },
+        cardHolder: { nameless: false, user: aUser() },
       },
     };
     expect(

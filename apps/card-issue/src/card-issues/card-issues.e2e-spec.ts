@@ -1,40 +1,25 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
+import { eventually, RunningTestService } from '@bank/shared/testing';
+import { SECRET, startCardIssue } from '../../test/card-issue.harness';
+import { courier, NOW, selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
+import { aUser, createUser } from '../../test/users.fixture';
 import { OutboxService } from '../outbox/outbox.service';
-import {
-  SECRET,
-  courier,
-  createUser,
-  eventually,
-  newUser,
-  selfPlastic,
-  selfVirtual,
-} from '../../test/fixtures';
 import { FixedClock } from '@bank/shared/calendar';
 
 // 12:00 in Moscow on 23-11-2026: tomorrow is 24-11, today + 7 is 30-11.
-const clock = new FixedClock('2026-11-23T09:00:00.000Z');
+const clock = new FixedClock(NOW);
 const API = '/api/v1/card-issue';
 
 describe('card issue API (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
   let owner: string;
   let other: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase('card_issue_api');
-    t = await startTestApp({
-      module: AppModule.register({
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'silent',
-        X_SECRET: SECRET,
-        SCHEDULER_ENABLED: 'false',
-      }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'card_issue_api',
+      env: { X_SECRET: SECRET, SCHEDULER_ENABLED: 'false' },
       clock,
     });
     owner = await createUser(t.url);
@@ -43,7 +28,6 @@ describe('card issue API (e2e)', () => {
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   const post = (body: unknown) =>
@@ -121,7 +105,7 @@ describe('card issue API (e2e)', () => {
         request: {
           cardOwner: owner,
           formFactor: 'VIRTUAL',
-          cardHolder: { nameless: false, user: newUser() },
+          cardHolder: { nameless: false, user: aUser() },
         },
       });
       expect(res.body).toMatchObject({ status: 'CREATED', failureReason: null });
@@ -192,7 +176,7 @@ describe('card issue API (e2e)', () => {
     });
 
     it('when the third-party holder has a passport already registered', async () => {
-      const holder = newUser();
+      const holder = aUser();
       await request(t.url)
         .post('/user-api/api/v1/users')
         .set('X-secret', SECRET)
@@ -214,10 +198,10 @@ describe('card issue API (e2e)', () => {
   describe('validation (400, every field by full path, nothing stored)', () => {
     it('names every violated field at once, including nested ones', async () => {
       const before = await countRequests();
-      const user = newUser({
-        contactInfo: { phone: '89161234567', email: 'not-an-email' },
+      const user = {
+        ...aUser({ contactInfo: { phone: '89161234567', email: 'not-an-email' } }),
         extra: 1,
-      });
+      };
       const res = await post({
         request: {
           cardOwner: 'Y12345',
@@ -281,7 +265,7 @@ describe('card issue API (e2e)', () => {
         request: {
           cardOwner: owner,
           formFactor: 'VIRTUAL',
-          cardHolder: { nameless: false, user: newUser({ [field]: 'A'.repeat(length) }) },
+          cardHolder: { nameless: false, user: aUser({ [field]: 'A'.repeat(length) }) },
         },
       });
       expect(res.status).toBe(status);

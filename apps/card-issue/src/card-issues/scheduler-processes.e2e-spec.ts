@@ -2,8 +2,10 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
-import { SECRET, closedPort, createUser, eventually, selfVirtual } from '../../test/fixtures';
+import { closedPort, createTestDatabase, eventually, TestDatabase } from '@bank/shared/testing';
+import { SECRET } from '../../test/card-issue.harness';
+import { selfVirtual } from '../../test/card-issue-requests.fixture';
+import { createUser } from '../../test/users.fixture';
 
 const ROOT = join(__dirname, '../../../..');
 const API = '/api/v1/card-issue';

@@ -1,17 +1,10 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, startTestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
-import {
-  SECRET,
-  createUser,
-  eventually,
-  selfPlastic,
-  selfVirtual,
-  sleep,
-} from '../../test/fixtures';
+import { createTestDatabase, eventually, sleep, TestDatabase } from '@bank/shared/testing';
+import { SECRET, startCardIssue } from '../../test/card-issue.harness';
+import { selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
+import { createUser } from '../../test/users.fixture';
 import { StatusMovesService } from './status-moves.service';
 
 const API = '/api/v1/card-issue';
@@ -65,16 +58,7 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
   });
 
   const boot = (overrides: Record<string, string> = {}) =>
-    startTestApp({
-      module: AppModule.register({
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'silent',
-        X_SECRET: SECRET,
-        ...FAST_SCHEDULER,
-        ...overrides,
-      }),
-      configure: configureApp,
-    });
+    startCardIssue({ db, env: { X_SECRET: SECRET, ...FAST_SCHEDULER, ...overrides } });
 
   it('two instances move every request to its final status exactly once and mirror it to the operation service', async () => {
     // 1,000 on a real PostgreSQL; the embedded one runs one transaction at a time, so fewer there.

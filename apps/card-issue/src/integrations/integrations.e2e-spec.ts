@@ -1,9 +1,8 @@
 import { randomInt } from 'node:crypto';
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
-import { aUser } from '../../test/user.fixture';
+import { createTestDatabase, RunningTestService, TestDatabase } from '@bank/shared/testing';
+import { startCardIssue } from '../../test/card-issue.harness';
+import { aUser } from '../../test/users.fixture';
 import { BranchesClient } from './branches/branches.client';
 import { OperationsClient } from './operations/operations.client';
 import { UsersClient } from './users/users.client';
@@ -16,22 +15,15 @@ describe.each([
   ['no base path', ''],
   ['BASE_PATH=/card-issue', '/card-issue'],
 ])('gateways against the running downstream services (%s)', (_label, basePath) => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
   let users: UsersClient;
   let branches: BranchesClient;
   let operations: OperationsClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase('integrations');
-    t = await startTestApp({
-      module: AppModule.register({
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'silent',
-        X_SECRET: 'gateway-e2e-secret',
-        BASE_PATH: basePath,
-      }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'integrations',
+      env: { X_SECRET: 'gateway-e2e-secret', BASE_PATH: basePath },
     });
     users = t.app.get(UsersClient);
     branches = t.app.get(BranchesClient);
@@ -40,7 +32,6 @@ describe.each([
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   it('creates a user, reads it back and deletes it', async () => {
@@ -136,26 +127,21 @@ describe.each([
 
 describe('gateways with a secret the downstream services do not accept', () => {
   let db: TestDatabase;
-  let downstream: TestApp;
-  let caller: TestApp;
+  let downstream: RunningTestService;
+  let caller: RunningTestService;
 
   beforeAll(async () => {
     db = await createTestDatabase('integrations_secret');
-    downstream = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: 'one' }),
-      configure: configureApp,
-    });
+    downstream = await startCardIssue({ db, env: { X_SECRET: 'one' } });
     // A second deployment on the same database whose gateways point at the first one.
-    caller = await startTestApp({
-      module: AppModule.register({
-        DATABASE_URL: db.url,
-        LOG_LEVEL: 'silent',
+    caller = await startCardIssue({
+      db,
+      env: {
         X_SECRET: 'two',
         USER_API_URL: `${downstream.url}/user-api`,
         BRANCH_API_URL: `${downstream.url}/branch-api/`,
         DOWNSTREAM_RETRIES: '0',
-      }),
-      configure: configureApp,
+      },
     });
   });
 

@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
+import { RunningTestService } from '@bank/shared/testing';
+import { startCardIssue } from '../../test/card-issue.harness';
 
 const SECRET = 'the-right-secret-1';
 
@@ -26,20 +25,17 @@ const ROUTES: Array<[string, string]> = [
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
 describe('X-secret on the downstream services (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('downstream_x_secret');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'downstream_x_secret',
+      env: { X_SECRET: SECRET },
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   const call = (method: string, path: string) => {

@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
+import { RunningTestService } from '@bank/shared/testing';
+import { startClientRegistration } from '../../test/client-registration.harness';
 import { NOW, passportData, registration } from '../../test/client-request.fixture';
 import { FixedClock } from '@bank/shared/calendar';
 
@@ -20,22 +19,18 @@ const UNDERAGE_TITLE = 'Отказ в регистрации';
 const OUTDATED_TITLE = 'Ошибка проверки паспорта';
 
 describe('age and passport rules (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
   const clock = new FixedClock(NOW);
 
   beforeAll(async () => {
-    db = await createTestDatabase('client_registration_age_rules');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }),
-      configure: configureApp,
+    t = await startClientRegistration({
+      label: 'client_registration_age_rules',
       clock,
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   async function register(on: string, birthDate: string, issueDate: string) {

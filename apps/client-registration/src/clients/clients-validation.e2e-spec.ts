@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
+import { RunningTestService } from '@bank/shared/testing';
+import { startClientRegistration } from '../../test/client-registration.harness';
 import { NOW, registration, withField } from '../../test/client-request.fixture';
 import { FixedClock } from '@bank/shared/calendar';
 
@@ -70,21 +69,17 @@ const ALL_FIELDS = [
 ];
 
 describe('registration request validation (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('client_registration_validation');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }),
-      configure: configureApp,
+    t = await startClientRegistration({
+      label: 'client_registration_validation',
       clock: new FixedClock(NOW),
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   const post = (body: unknown) =>
@@ -253,7 +248,7 @@ describe('registration request validation (e2e)', () => {
   });
 
   it('lists every violated field at once', async () => {
-    let body = registration();
+    let body: object = registration();
     body = withField(body, 'lastName', 'Я'.repeat(36));
     body = withField(body, 'gender', 'X');
     body = withField(body, 'bankruptIndividual', 'true');

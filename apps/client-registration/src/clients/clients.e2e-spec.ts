@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../app.module';
-import { configureApp } from '../configure-app';
+import { RunningTestService } from '@bank/shared/testing';
+import { startClientRegistration } from '../../test/client-registration.harness';
 import { NOW, passportData, registration } from '../../test/client-request.fixture';
 import { AccountNumberGenerator } from './account-number.generator';
 import { FixedClock } from '@bank/shared/calendar';
@@ -23,16 +22,13 @@ class ScriptedAccountNumbers extends AccountNumberGenerator {
 }
 
 describe('clients API (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
   const clock = new FixedClock(NOW);
   const accountNumbers = new ScriptedAccountNumbers();
 
   beforeAll(async () => {
-    db = await createTestDatabase('client_registration_clients');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }),
-      configure: configureApp,
+    t = await startClientRegistration({
+      label: 'client_registration_clients',
       clock,
       override: (builder) =>
         builder.overrideProvider(AccountNumberGenerator).useValue(accountNumbers),
@@ -41,7 +37,6 @@ describe('clients API (e2e)', () => {
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   beforeEach(() => clock.set(NOW));

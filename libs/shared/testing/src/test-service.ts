@@ -15,7 +15,7 @@ export interface TestServiceDefinition {
   /** The service's root module with configuration overrides (`AppModule.register`). */
   module: (env: TestEnvironment) => DynamicModule;
   /** The service's own configureApp, the same one main.ts calls. */
-  configure: (app: NestFastifyApplication) => void | Promise<void>;
+  configure: (app: NestFastifyApplication) => void;
   /** Configuration every test boot starts from; DATABASE_URL and the options' env go on top. */
   defaults: TestEnvironment;
 }

@@ -1,26 +1,22 @@
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../../app.module';
-import { configureApp } from '../../configure-app';
+import { RunningTestService } from '@bank/shared/testing';
+import { startCardIssue } from '../../../test/card-issue.harness';
 
 const SECRET = 'branches-e2e-secret';
 const BRANCHES = '/branch-api/api/v1/branches';
 
 describe('branch service (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('downstream_branches');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'downstream_branches',
+      env: { X_SECRET: SECRET },
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   const get = (path: string) => request(t.url).get(`${BRANCHES}${path}`).set('X-secret', SECRET);

@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../../app.module';
-import { configureApp } from '../../configure-app';
+import { RunningTestService } from '@bank/shared/testing';
+import { startCardIssue } from '../../../test/card-issue.harness';
 
 const SECRET = 'operations-e2e-secret';
 
@@ -22,21 +21,18 @@ function anOperation(overrides: Record<string, unknown> = {}) {
 }
 
 describe.each(['/operation-api', '/operation-api-v2'])('operation service at %s (e2e)', (base) => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
   const OPS = `${base}/api/v1/operations`;
 
   beforeAll(async () => {
-    db = await createTestDatabase('downstream_operations');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'downstream_operations',
+      env: { X_SECRET: SECRET },
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   const post = (body: unknown) =>
@@ -234,20 +230,17 @@ describe.each(['/operation-api', '/operation-api-v2'])('operation service at %s 
 });
 
 describe('operation service v1 and v2 paths', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('downstream_operations_paths');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'downstream_operations_paths',
+      env: { X_SECRET: SECRET },
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   it('serve the same operations', async () => {

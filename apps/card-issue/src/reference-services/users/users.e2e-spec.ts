@@ -1,28 +1,24 @@
 import request from 'supertest';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
-import { AppModule } from '../../app.module';
-import { configureApp } from '../../configure-app';
-import { aUser } from '../../../test/user.fixture';
+import { RunningTestService } from '@bank/shared/testing';
+import { startCardIssue } from '../../../test/card-issue.harness';
+import { aUser } from '../../../test/users.fixture';
 import { ID_ATTEMPTS, USER_ID_GENERATOR } from './users.service';
 
 const SECRET = 'users-e2e-secret';
 const USERS = '/user-api/api/v1/users';
 
 describe('user service (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('downstream_users');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'downstream_users',
+      env: { X_SECRET: SECRET },
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   const post = (body: unknown) =>
@@ -350,15 +346,13 @@ describe('user service (e2e)', () => {
 });
 
 describe('user ids (e2e)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
   const ids: string[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase('downstream_user_ids');
-    t = await startTestApp({
-      module: AppModule.register({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', X_SECRET: SECRET }),
-      configure: configureApp,
+    t = await startCardIssue({
+      label: 'downstream_user_ids',
+      env: { X_SECRET: SECRET },
       // Randomness is the one input the test takes over, to force collisions.
       override: (builder) =>
         builder.overrideProvider(USER_ID_GENERATOR).useValue(() => ids.shift() ?? 'XLAST0'),
@@ -367,7 +361,6 @@ describe('user ids (e2e)', () => {
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   const post = (body: unknown) =>
