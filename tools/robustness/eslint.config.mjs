@@ -1,1 +1,4 @@
-export { default } from '../../eslint.config.mjs';
+import base, { toolBoundariesRule } from '../../eslint.config.mjs';
+
+// This tool starts the apps through their test harnesses (@bank/<app>/testing).
+export default [...base, { rules: toolBoundariesRule }];

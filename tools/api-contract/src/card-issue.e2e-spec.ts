@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import createClient from 'openapi-fetch';
 import { Browser } from 'playwright-core';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
+import { RunningTestService } from '@bank/shared/testing';
+import { aUser, startCardIssue } from '@bank/card-issue/testing';
 import type { CardIssueApi } from './lib/api-types';
 import { OpenApiDocument, operationsOf } from './lib/openapi-documents';
 import { SERVICES, TEST_X_SECRET } from './lib/services';
@@ -11,59 +12,18 @@ type CreateUser = CardIssueApi.components['schemas']['CreateUserDto'];
 
 const service = SERVICES['card-issue'];
 
-/** A valid user of the reference user service; typed by the generated client. */
-const user: CreateUser = {
-  firstName: 'Maria',
-  middleName: 'Ivanovna',
-  lastName: 'Petrova',
-  gender: 'FEMALE',
-  clientType: 'FL',
-  bankruptIndividual: false,
-  bankruptEntrepreneur: false,
-  contactInfo: { phone: '79161234567', email: 'maria.petrova@example.com' },
-  embossingName: 'MARIA PETROVA',
-  passportData: {
-    birthDate: '15-03-1990',
-    birthPlace: 'Moscow',
-    issueDate: '20-03-2010',
-    series: '4510',
-    number: '731904',
-  },
-  actualAddress: {
-    country: 'Russia',
-    region: 'Moscow',
-    city: 'Moscow',
-    street: 'Tverskaya',
-    building: '1',
-    apartment: '15',
-  },
-  registrationAddress: {
-    country: 'Russia',
-    region: 'Moscow',
-    city: 'Moscow',
-    street: 'Tverskaya',
-    building: '1',
-    apartment: '15',
-  },
-  account: 'RUR',
-  managerPin: 'M_0001',
-};
+/** A valid user of the reference user service: the harness's, checked against the generated type. */
+const user: CreateUser = aUser();
 
 describe('card-issue over real HTTP (api-contract)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('api_contract_card_issue');
-    t = await startTestApp({
-      module: service.module({ ...service.overrides, DATABASE_URL: db.url }),
-      configure: service.configure,
-    });
+    t = await startCardIssue({ label: 'api_contract_card_issue', env: service.overrides });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   describe('typed client (openapi-typescript + openapi-fetch)', () => {

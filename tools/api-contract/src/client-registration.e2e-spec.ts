@@ -1,7 +1,11 @@
 import { statSync } from 'node:fs';
 import createClient from 'openapi-fetch';
 import { Browser } from 'playwright-core';
-import { createTestDatabase, startTestApp, TestApp, TestDatabase } from '@bank/shared/testing';
+import { RunningTestService } from '@bank/shared/testing';
+import {
+  registration as aRegistration,
+  startClientRegistration,
+} from '@bank/client-registration/testing';
 import type { ClientRegistrationApi } from './lib/api-types';
 import { OpenApiDocument, operationsOf } from './lib/openapi-documents';
 import { SERVICES } from './lib/services';
@@ -11,59 +15,21 @@ type RegisterClient = ClientRegistrationApi.components['schemas']['RegisterClien
 
 const service = SERVICES['client-registration'];
 
-/** A valid registration; typed by the generated client. */
-const registration: RegisterClient = {
-  lastName: 'Петров',
-  firstName: 'Иван',
-  middleName: 'Сергеевич',
-  gender: 'MALE',
-  clientType: 'UP',
-  bankruptIndividual: false,
-  bankruptEntrepreneur: false,
-  embossingName: 'IVAN PETROV',
-  contactInfo: { phone: '79161234567', email: 'ivan.petrov@example.ru' },
-  passportData: {
-    birthDate: '15-03-1990',
-    birthPlace: 'г. Москва',
-    issueDate: '20-03-2010',
-    series: '4511',
-    number: '582034',
-  },
-  actualAddress: {
-    country: 'Россия',
-    region: 'Московская область',
-    city: 'Химки',
-    street: 'ул. Ленина',
-    building: '10к2',
-    apartment: '45',
-  },
-  registrationAddress: {
-    country: 'Россия',
-    region: 'Москва',
-    city: 'Москва',
-    street: 'ул. Тверская',
-    building: '7',
-    apartment: '12',
-  },
-  account: 'USD',
-  managerPin: 'M_0002',
-};
+/** A valid registration: the harness's, checked against the generated type. */
+const registration: RegisterClient = aRegistration({ account: 'USD', managerPin: 'M_0002' });
 
 describe('client-registration over real HTTP (api-contract)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  let t: RunningTestService;
 
   beforeAll(async () => {
-    db = await createTestDatabase('api_contract_client_registration');
-    t = await startTestApp({
-      module: service.module({ ...service.overrides, DATABASE_URL: db.url }),
-      configure: service.configure,
+    t = await startClientRegistration({
+      label: 'api_contract_client_registration',
+      env: service.overrides,
     });
   });
 
   afterAll(async () => {
     await t?.close();
-    await db?.drop();
   });
 
   describe('typed client (openapi-typescript + openapi-fetch)', () => {

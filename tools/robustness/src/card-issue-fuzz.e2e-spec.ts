@@ -1,17 +1,18 @@
 import { FUZZ_RUNS, FUZZ_TIMEOUT_MS, fuzzEndpoint } from './support/fuzz';
 import { sendJson } from './support/http';
+import { RunningTestService } from '@bank/shared/testing';
 import {
-  FIXED_NOW,
-  RunningService,
-  SECRET,
-  cardIssueRowCounts,
+  aUser,
+  BACKGROUND_OFF,
   courier,
+  NOW,
   createUser,
-  newUser,
+  SECRET,
   selfPlastic,
   selfVirtual,
   startCardIssue,
-} from './support/services';
+} from '@bank/card-issue/testing';
+import { cardIssueRowCounts } from './support/row-counts';
 import { FixedClock } from '@bank/shared/calendar';
 
 const API = '/api/v1/card-issue';
@@ -22,7 +23,7 @@ const secret = { 'x-secret': SECRET };
  * issue API and the user and operation reference services. One app for the whole file.
  */
 describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, () => {
-  let s: RunningService;
+  let s: RunningTestService;
   let owner: string;
   let other: string;
   let requestId: string;
@@ -31,7 +32,11 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
   let operationCounter = 0;
 
   beforeAll(async () => {
-    s = await startCardIssue('robust_fuzz_card', {}, { clock: new FixedClock(FIXED_NOW) });
+    s = await startCardIssue({
+      label: 'robust_fuzz_card',
+      env: { ...BACKGROUND_OFF },
+      clock: new FixedClock(NOW),
+    });
     owner = await createUser(s.url);
     other = await createUser(s.url);
     const created = await sendJson(`${s.url}${API}`, 'POST', selfVirtual(owner));
@@ -50,7 +55,7 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
     await s?.close();
   });
 
-  const state = () => cardIssueRowCounts(s.ds);
+  const state = () => cardIssueRowCounts(s.dataSource);
 
   function newOperation(): Record<string, unknown> {
     operationCounter += 1;
@@ -71,7 +76,7 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
       case 0:
         return selfVirtual(owner);
       case 1:
-        return selfPlastic(owner, courier({ recipient: { userId: other } }), {
+        return selfPlastic(owner, { courier: courier({ recipient: { userId: other } }) }, {
           options: { smsNotifications: { userId: other } },
         });
       case 2:
@@ -81,7 +86,7 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
           request: {
             cardOwner: owner,
             formFactor: 'VIRTUAL',
-            cardHolder: { nameless: false, user: newUser() },
+            cardHolder: { nameless: false, user: aUser() },
           },
         };
       default:
@@ -155,7 +160,7 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
     const res = await sendJson(
       `${s.url}/user-api/api/v1/users`,
       'POST',
-      newUser({ actualAddress: address }),
+      aUser({ actualAddress: address }),
       secret,
     );
     expect(res.status).toBe(400);
@@ -166,7 +171,7 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
     async () => {
       const stats = await fuzzEndpoint({
         send: (body) => sendJson(`${s.url}/user-api/api/v1/users`, 'POST', body, secret),
-        valid: () => newUser(),
+        valid: () => aUser(),
         shape: 'card-issue',
         state,
       });

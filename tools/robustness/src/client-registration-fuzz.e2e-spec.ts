@@ -1,22 +1,22 @@
 import { FUZZ_RUNS, FUZZ_TIMEOUT_MS, fuzzEndpoint } from './support/fuzz';
 import { sendJson } from './support/http';
+import { RunningTestService } from '@bank/shared/testing';
 import {
-  REGISTRATION_NOW,
-  RunningService,
+  NOW,
   passportData,
   registration,
-  registrationRowCounts,
-  startRegistration,
-} from './support/services';
+  startClientRegistration,
+} from '@bank/client-registration/testing';
+import { registrationRowCounts } from './support/row-counts';
 import { FixedClock } from '@bank/shared/calendar';
 
 /** Property-based fuzzing of both write endpoints of client-registration. One app for the file. */
 describe(`client-registration write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, () => {
-  let s: RunningService;
+  let s: RunningTestService;
   let clientId: string;
 
   beforeAll(async () => {
-    s = await startRegistration('robust_fuzz_reg', {}, { clock: new FixedClock(REGISTRATION_NOW) });
+    s = await startClientRegistration({ label: 'robust_fuzz_reg', clock: new FixedClock(NOW) });
     const created = await sendJson(`${s.url}/api/clients`, 'POST', registration());
     clientId = (created.body as { id: string }).id;
     if (!clientId) throw new Error(`client not created: ${created.text}`);
@@ -26,7 +26,7 @@ describe(`client-registration write endpoints under fuzzing (${FUZZ_RUNS} cases 
     await s?.close();
   });
 
-  const state = () => registrationRowCounts(s.ds);
+  const state = () => registrationRowCounts(s.dataSource);
 
   it(
     'POST /api/clients',

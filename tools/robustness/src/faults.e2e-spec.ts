@@ -1,18 +1,17 @@
 import { Server, createServer } from 'node:http';
 import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
 import { ChildService, freePort, spawnService } from './support/child';
 import { HttpResult, sendJson } from './support/http';
+import { createTestDatabase, RunningTestService, sleep, TestDatabase } from '@bank/shared/testing';
 import {
-  RunningService,
-  SECRET,
-  cardIssueRowCounts,
+  BACKGROUND_OFF,
   createUser,
+  SECRET,
   selfPlastic,
   selfVirtual,
-  sleep,
   startCardIssue,
-} from './support/services';
+} from '@bank/card-issue/testing';
+import { cardIssueRowCounts } from './support/row-counts';
 import { assertClientError, errorShapeProblem } from './support/shapes';
 
 const API = '/api/v1/card-issue';
@@ -62,11 +61,14 @@ function expect503Naming(res: HttpResult, service: string): void {
 describe('faults: the user service down or slow', () => {
   let stubMode: 'hang' | 'slow' | 'reset' = 'hang';
   let stub: Awaited<ReturnType<typeof startStub>>;
-  let s: RunningService;
+  let s: RunningTestService;
 
   beforeAll(async () => {
     stub = await startStub(() => stubMode);
-    s = await startCardIssue('robust_faults_users', { ...FAST_FAIL, USER_API_URL: stub.url });
+    s = await startCardIssue({
+      label: 'robust_faults_users',
+      env: { ...BACKGROUND_OFF, ...FAST_FAIL, USER_API_URL: stub.url },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -79,7 +81,7 @@ describe('faults: the user service down or slow', () => {
     'when it is %s: 503 naming the user service within the timeout, nothing stored, the Idempotency-Key given back',
     async (mode) => {
       stubMode = mode;
-      const before = await cardIssueRowCounts(s.ds);
+      const before = await cardIssueRowCounts(s.dataSource);
       const started = Date.now();
       const first = await sendJson(`${s.url}${API}`, 'POST', selfVirtual('X1A2B3'), {
         'idempotency-key': `down-${mode}`,
@@ -91,23 +93,23 @@ describe('faults: the user service down or slow', () => {
         'idempotency-key': `down-${mode}`,
       });
       expect503Naming(retry, 'user service');
-      expect(await cardIssueRowCounts(s.ds)).toBe(before);
+      expect(await cardIssueRowCounts(s.dataSource)).toBe(before);
     },
   );
 
   it('when it refuses connections: 503 naming the user service, nothing stored', async () => {
     const refused = await freePort(); // nothing listens there
-    const other = await startCardIssue('robust_faults_refused', {
-      ...FAST_FAIL,
-      USER_API_URL: `http://127.0.0.1:${refused}`,
+    const other = await startCardIssue({
+      label: 'robust_faults_refused',
+      env: { ...BACKGROUND_OFF, ...FAST_FAIL, USER_API_URL: `http://127.0.0.1:${refused}` },
     });
     try {
-      const before = await cardIssueRowCounts(other.ds);
+      const before = await cardIssueRowCounts(other.dataSource);
       expect503Naming(
         await sendJson(`${other.url}${API}`, 'POST', selfVirtual('X1A2B3')),
         'user service',
       );
-      expect(await cardIssueRowCounts(other.ds)).toBe(before);
+      expect(await cardIssueRowCounts(other.dataSource)).toBe(before);
     } finally {
       await other.close();
     }
@@ -116,10 +118,13 @@ describe('faults: the user service down or slow', () => {
 
 describe('faults: the branch service hangs', () => {
   let stub: Awaited<ReturnType<typeof startStub>>;
-  let s: RunningService;
+  let s: RunningTestService;
   beforeAll(async () => {
     stub = await startStub(() => 'hang');
-    s = await startCardIssue('robust_faults_branch', { ...FAST_FAIL, BRANCH_API_URL: stub.url });
+    s = await startCardIssue({
+      label: 'robust_faults_branch',
+      env: { ...BACKGROUND_OFF, ...FAST_FAIL, BRANCH_API_URL: stub.url },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -128,12 +133,12 @@ describe('faults: the branch service hangs', () => {
 
   it('a plastic card to a branch: 503 naming the branch service, nothing stored', async () => {
     const owner = await createUser(s.url);
-    const before = await cardIssueRowCounts(s.ds);
+    const before = await cardIssueRowCounts(s.dataSource);
     expect503Naming(
       await sendJson(`${s.url}${API}`, 'POST', selfPlastic(owner, { toBranch: { id: '0001' } })),
       'branch service',
     );
-    expect(await cardIssueRowCounts(s.ds)).toBe(before);
+    expect(await cardIssueRowCounts(s.dataSource)).toBe(before);
     // A virtual card needs no branch and still works.
     expect((await sendJson(`${s.url}${API}`, 'POST', selfVirtual(owner))).status).toBe(201);
   });
@@ -142,10 +147,13 @@ describe('faults: the branch service hangs', () => {
 (realPostgres ? describe : describe.skip)(
   'faults: the database connections are killed under load (real PostgreSQL)',
   () => {
-    let s: RunningService;
+    let s: RunningTestService;
     let owner: string;
     beforeAll(async () => {
-      s = await startCardIssue('robust_faults_db', { DB_POOL_SIZE: '4' });
+      s = await startCardIssue({
+        label: 'robust_faults_db',
+        env: { ...BACKGROUND_OFF, DB_POOL_SIZE: '4' },
+      });
       owner = await createUser(s.url);
     });
     afterAll(async () => {
@@ -210,7 +218,7 @@ describe('faults: the branch service hangs', () => {
       const health = await sendJson(`${s.url}/api/health`, 'GET', undefined);
       expect(health.body).toMatchObject({ status: 'UP' });
       // Every acknowledged write is there.
-      const [{ n }] = await s.ds.query<{ n: number }[]>(
+      const [{ n }] = await s.dataSource.query<{ n: number }[]>(
         'SELECT count(*)::int AS n FROM card_issue_requests WHERE request_id = ANY($1)',
         [acknowledged],
       );

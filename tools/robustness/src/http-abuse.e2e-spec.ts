@@ -1,12 +1,8 @@
 import { HttpResult, rawRequest, sendRaw } from './support/http';
-import {
-  RunningService,
-  SECRET,
-  cardIssueRowCounts,
-  registrationRowCounts,
-  startCardIssue,
-  startRegistration,
-} from './support/services';
+import { RunningTestService } from '@bank/shared/testing';
+import { BACKGROUND_OFF, SECRET, startCardIssue } from '@bank/card-issue/testing';
+import { startClientRegistration } from '@bank/client-registration/testing';
+import { cardIssueRowCounts, registrationRowCounts } from './support/row-counts';
 import { ErrorShape, errorShapeProblem } from './support/shapes';
 
 interface AbuseCase {
@@ -215,13 +211,13 @@ function casesFor(write: string, reads: string[], validJson: string): AbuseCase[
 function describeAbuse(
   service: string,
   shape: ErrorShape,
-  start: () => Promise<RunningService>,
-  state: (s: RunningService) => Promise<string>,
+  start: () => Promise<RunningTestService>,
+  state: (s: RunningTestService) => Promise<string>,
   cases: AbuseCase[],
   headers: Record<string, string> = {},
 ): void {
   describe(`${service}: raw HTTP abuse`, () => {
-    let s: RunningService;
+    let s: RunningTestService;
     beforeAll(async () => {
       s = await start();
     });
@@ -261,8 +257,8 @@ const registrationValid = JSON.stringify({ lastName: 'Петров' });
 describeAbuse(
   'card-issue',
   'card-issue',
-  () => startCardIssue('robust_abuse_card'),
-  (s) => cardIssueRowCounts(s.ds),
+  () => startCardIssue({ label: 'robust_abuse_card', env: { ...BACKGROUND_OFF } }),
+  (s) => cardIssueRowCounts(s.dataSource),
   [
     ...casesFor(
       '/api/v1/card-issue',
@@ -302,8 +298,8 @@ describeAbuse(
 describeAbuse(
   'client-registration',
   'registration',
-  () => startRegistration('robust_abuse_reg'),
-  (s) => registrationRowCounts(s.ds),
+  () => startClientRegistration({ label: 'robust_abuse_reg' }),
+  (s) => registrationRowCounts(s.dataSource),
   [
     ...casesFor('/api/clients', ['/api/clients/'], registrationValid),
     {

@@ -1,12 +1,13 @@
 import type { Pool } from 'pg';
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { RunningTestService } from '@bank/shared/testing';
 import {
+  BACKGROUND_OFF,
   CardIssuesRepository,
-  RunningService,
-  StatusMovesService,
   startCardIssue,
-} from './support/services';
+  StatusMovesService,
+} from '@bank/card-issue/testing';
 
 const ROWS = 40_000;
 
@@ -27,7 +28,12 @@ async function capture(ds: DataSource, work: () => Promise<unknown>): Promise<Ca
   Object.assign(pool, {
     query: (sql: string, params?: unknown[]) => {
       captured.push({ sql, params: params ?? [] });
-      return poolQuery.call(pool, sql, params);
+      // (the cast picks the promise overload of pg's query, not the callback one)
+      return (poolQuery as (text: string, values?: unknown[]) => Promise<unknown>).call(
+        pool,
+        sql,
+        params,
+      );
     },
   });
   const spy: TypeOrmLogger = {
@@ -63,14 +69,18 @@ async function plan(ds: DataSource, statement: Captured): Promise<string> {
  * status) and fresh statistics, their plans read the indexes, never the whole table.
  */
 describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
-  let s: RunningService;
+  let s: RunningTestService;
 
   beforeAll(async () => {
-    s = await startCardIssue('robust_indexes', {
-      SCHEDULER_CREATED_DELAY_MS: '0',
-      SCHEDULER_PROCESSING_DELAY_MS: '0',
+    s = await startCardIssue({
+      label: 'robust_indexes',
+      env: {
+        ...BACKGROUND_OFF,
+        SCHEDULER_CREATED_DELAY_MS: '0',
+        SCHEDULER_PROCESSING_DELAY_MS: '0',
+      },
     });
-    await s.ds.query(
+    await s.dataSource.query(
       `INSERT INTO card_issue_requests (request_id, status, card_owner, holder_user_id, form_factor, card_holder,
                                         status_sequence, created_at, updated_at)
        SELECT 'RCARDB01012026' || lpad(i::text, 6, '0'),
@@ -83,11 +93,11 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
               now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval
          FROM generate_series(1, ${ROWS}) AS i`,
     );
-    await s.ds.query(
+    await s.dataSource.query(
       `INSERT INTO card_issue_status_history (request_id, status, source, at)
        SELECT request_id, status, 'api', created_at FROM card_issue_requests`,
     );
-    await s.ds.query('ANALYZE');
+    await s.dataSource.query('ANALYZE');
   }, 180_000);
 
   afterAll(async () => {
@@ -97,12 +107,12 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
   it('GET by client reads the owner and holder indexes and the history index, in one statement', async () => {
     const repository = s.app.get(CardIssuesRepository);
     let found = 0;
-    const statements = await capture(s.ds, async () => {
+    const statements = await capture(s.dataSource, async () => {
       found = (await repository.findByClient('X00042', 100, 0)).length;
     });
     expect(found).toBeGreaterThan(0);
     expect(statements).toHaveLength(1); // the page with the history of its requests
-    const page = await plan(s.ds, statements[0]);
+    const page = await plan(s.dataSource, statements[0]);
     expect(page).toContain('ix_card_issue_requests_owner');
     expect(page).toContain('ix_card_issue_requests_holder');
     expect(page).not.toMatch(/Seq Scan on card_issue_requests/);
@@ -113,7 +123,7 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
   it('GET by id reads the request by its key and its history by index, in one statement', async () => {
     const repository = s.app.get(CardIssuesRepository);
     let found: unknown = null;
-    const statements = await capture(s.ds, async () => {
+    const statements = await capture(s.dataSource, async () => {
       found = await repository.findById('RCARDB01012026000042');
     });
     expect(found).toMatchObject({
@@ -121,7 +131,7 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
       history: [{ source: 'api' }],
     });
     expect(statements).toHaveLength(1);
-    const byId = await plan(s.ds, statements[0]);
+    const byId = await plan(s.dataSource, statements[0]);
     expect(byId).toMatch(/Index Scan using \S*card_issue_requests\S* on card_issue_requests/);
     expect(byId).not.toMatch(/Seq Scan/);
   });
@@ -129,12 +139,12 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
   it("the scheduler's claim of due requests reads the status index", async () => {
     const moves = s.app.get(StatusMovesService);
     let moved = 0;
-    const statements = await capture(s.ds, async () => {
+    const statements = await capture(s.dataSource, async () => {
       moved = await moves.moveBatch(50);
     });
     expect(moved).toBe(50);
     expect(statements).toHaveLength(1);
-    const claim = await plan(s.ds, statements[0]);
+    const claim = await plan(s.dataSource, statements[0]);
     expect(claim).toContain('ix_card_issue_requests_status');
     expect(claim).not.toMatch(/Seq Scan on card_issue_requests/);
   });

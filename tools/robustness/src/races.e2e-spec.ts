@@ -1,27 +1,26 @@
 import { sendJson } from './support/http';
+import { RunningTestService, sleep } from '@bank/shared/testing';
 import {
-  RunningService,
-  SECRET,
+  aUser,
+  BACKGROUND_OFF,
   createUser,
-  newUser,
-  registration,
+  SECRET,
   selfPlastic,
   selfVirtual,
-  sleep,
   startCardIssue,
-  startRegistration,
-} from './support/services';
+} from '@bank/card-issue/testing';
+import { registration, startClientRegistration } from '@bank/client-registration/testing';
 import { assertClientError } from './support/shapes';
 
 const PARALLEL = 20;
 const API = '/api/v1/card-issue';
 
 describe('races: card-issue', () => {
-  let s: RunningService;
+  let s: RunningTestService;
   let owner: string;
 
   beforeAll(async () => {
-    s = await startCardIssue('robust_races_card');
+    s = await startCardIssue({ label: 'robust_races_card', env: { ...BACKGROUND_OFF } });
     owner = await createUser(s.url);
   });
   afterAll(async () => {
@@ -29,7 +28,7 @@ describe('races: card-issue', () => {
   });
 
   it('parallel registrations of one passport in the user service: one 201, the rest 409, one row', async () => {
-    const user = newUser();
+    const user = aUser();
     const passport = user.passportData as { series: string; number: string };
     const results = await Promise.all(
       Array.from({ length: PARALLEL }, () =>
@@ -39,7 +38,7 @@ describe('races: card-issue', () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array<number>(PARALLEL - 1).fill(409)]);
     for (const r of results.filter((x) => x.status === 409)) assertClientError(r, 'card-issue');
-    const [{ n }] = await s.ds.query<{ n: number }[]>(
+    const [{ n }] = await s.dataSource.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM user_service.users WHERE passport_series = $1 AND passport_number = $2`,
       [passport.series, passport.number],
     );
@@ -91,9 +90,9 @@ describe('races: card-issue', () => {
 });
 
 describe('races: client-registration', () => {
-  let s: RunningService;
+  let s: RunningTestService;
   beforeAll(async () => {
-    s = await startRegistration('robust_races_reg');
+    s = await startClientRegistration({ label: 'robust_races_reg' });
   });
   afterAll(async () => {
     await s?.close();
@@ -136,16 +135,20 @@ describe('races: client-registration', () => {
 const PATCH_WORKERS = 8;
 
 describe('races: PATCH against the scheduler', () => {
-  let s: RunningService;
+  let s: RunningTestService;
   let owner: string;
 
   beforeAll(async () => {
-    s = await startCardIssue('robust_races_sched', {
-      SCHEDULER_ENABLED: 'true',
-      SCHEDULER_TICK_MS: '100',
-      SCHEDULER_CREATED_DELAY_MS: '150',
-      SCHEDULER_PROCESSING_DELAY_MS: '150',
-      SCHEDULER_BATCH_SIZE: '7',
+    s = await startCardIssue({
+      label: 'robust_races_sched',
+      env: {
+        ...BACKGROUND_OFF,
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '100',
+        SCHEDULER_CREATED_DELAY_MS: '150',
+        SCHEDULER_PROCESSING_DELAY_MS: '150',
+        SCHEDULER_BATCH_SIZE: '7',
+      },
     });
     owner = await createUser(s.url);
   });
@@ -190,7 +193,7 @@ describe('races: PATCH against the scheduler', () => {
     await sleep(1_000);
     expect(patches).toBeGreaterThan(50);
 
-    const rows = await s.ds.query<
+    const rows = await s.dataSource.query<
       {
         id: string;
         status: string;
@@ -239,7 +242,9 @@ describe('races: PATCH against the scheduler', () => {
   }, 60_000);
 });
 
-async function count(s: RunningService, table: string): Promise<number> {
-  const [{ n }] = await s.ds.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table}`);
+async function count(s: RunningTestService, table: string): Promise<number> {
+  const [{ n }] = await s.dataSource.query<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM ${table}`,
+  );
   return n;
 }

@@ -1,15 +1,14 @@
-import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
+import { createTestDatabase, RunningTestService, TestDatabase } from '@bank/shared/testing';
 import { ChildService, spawnService } from './support/child';
 import { sendJson } from './support/http';
 import {
-  RunningService,
+  aUser,
+  BACKGROUND_OFF,
   SECRET,
-  newUser,
-  registration,
   selfVirtual,
   startCardIssue,
-  startRegistration,
-} from './support/services';
+} from '@bank/card-issue/testing';
+import { registration, startClientRegistration } from '@bank/client-registration/testing';
 import { assertClientError, errorShapeProblem, leaksOf } from './support/shapes';
 
 /** Values that appear nowhere else, so finding one in a log line can only be a leak. */
@@ -46,7 +45,7 @@ describe('security: logs of a running card-issue process', () => {
     });
     const url = child.url;
     const secret = { 'x-secret': SECRET };
-    const person = newUser({
+    const person = aUser({
       contactInfo: { phone: PII.phone, email: PII.email },
       passportData: {
         birthDate: '15-03-1990',
@@ -70,14 +69,14 @@ describe('security: logs of a running card-issue process', () => {
         })
       ).status,
     ).toBe(403);
-    const badEmail = newUser({ contactInfo: { phone: PII.phone, email: `${PII.email}@@` } });
+    const badEmail = aUser({ contactInfo: { phone: PII.phone, email: `${PII.email}@@` } });
     expect((await sendJson(`${url}/user-api/api/v1/users`, 'POST', badEmail, secret)).status).toBe(
       400,
     );
     await sendJson(`${url}/user-api/api/v1/users/${owner}`, 'GET', undefined, secret);
     // Card issue: a third-party holder with PII (created through the gateway with the secret),
     // one whose passport is taken (FAILED naming it), and an unexpected error with PII in the body.
-    const holder = newUser({
+    const holder = aUser({
       contactInfo: { phone: PII.phone, email: PII.email },
       passportData: {
         birthDate: '15-03-1990',
@@ -177,18 +176,18 @@ const SECURITY_HEADERS = {
 describe.each([
   [
     'card-issue',
-    () => startCardIssue('robust_sec_card', { RATE_LIMIT: '5' }),
+    () => startCardIssue({ label: 'robust_sec_card', env: { ...BACKGROUND_OFF, RATE_LIMIT: '5' } }),
     'card-issue',
     '/api/v1/card-issue/RCARDB23112026000001',
   ],
   [
     'client-registration',
-    () => startRegistration('robust_sec_reg', { RATE_LIMIT: '5' }),
+    () => startClientRegistration({ label: 'robust_sec_reg', env: { RATE_LIMIT: '5' } }),
     'registration',
     '/api/clients/3f2b8c1e-9a4d-4e57-b1c2-7d6e5f4a3b21',
   ],
 ] as const)('security: %s over HTTP (RATE_LIMIT=5)', (_name, start, shape, missing) => {
-  let s: RunningService;
+  let s: RunningTestService;
   beforeAll(async () => {
     s = await start();
   });
@@ -235,9 +234,9 @@ describe.each([
 });
 
 describe('security: an unexpected error reveals nothing', () => {
-  let s: RunningService;
+  let s: RunningTestService;
   beforeAll(async () => {
-    s = await startCardIssue('robust_sec_500');
+    s = await startCardIssue({ label: 'robust_sec_500', env: { ...BACKGROUND_OFF } });
   });
   afterAll(async () => {
     await s?.close();

@@ -1,9 +1,7 @@
 /*
  * The openapi-typescript types of the committed documents (openapi/generated/, written by
- * `npm run openapi`), for the typed clients of the tests. They live at the workspace root
- * for integrators, outside any project, hence the one exception to the boundary rule.
+ * `npm run openapi`), for the typed clients of the tests. The documents are the `openapi`
+ * project (tagged scope:shared, type:contract), read through its path aliases.
  */
-/* eslint-disable @nx/enforce-module-boundaries -- committed artefacts outside any project */
-export type * as CardIssueApi from '../../../../openapi/generated/card-issue';
-export type * as ClientRegistrationApi from '../../../../openapi/generated/client-registration';
-/* eslint-enable @nx/enforce-module-boundaries */
+export type * as CardIssueApi from '@bank/openapi/card-issue';
+export type * as ClientRegistrationApi from '@bank/openapi/client-registration';

@@ -1,18 +1,13 @@
 /*
- * The two services under contract, booted from their real AppModule and configureApp.
- *
- * This is the one place where this project imports the apps: a contract test of a service's
- * HTTP surface has to run that service, and booting it in-process (as the apps' own e2e
- * tests do) is what keeps the documents "from the running code" without a build or a port.
+ * The two services under contract, booted from their real AppModule and configureApp through
+ * each app's test harness (@bank/<app>/testing, the one import of an app a tool may make): a
+ * contract test of a service's HTTP surface has to run that service, and booting it in-process
+ * is what keeps the documents "from the running code" without a build or a port.
  */
 import { DynamicModule } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-/* eslint-disable @nx/enforce-module-boundaries -- contract tests boot the real apps (see above) */
-import { AppModule as CardIssueAppModule } from '../../../../apps/card-issue/src/app.module';
-import { configureApp as configureCardIssue } from '../../../../apps/card-issue/src/configure-app';
-import { AppModule as ClientRegistrationAppModule } from '../../../../apps/client-registration/src/app.module';
-import { configureApp as configureClientRegistration } from '../../../../apps/client-registration/src/configure-app';
-/* eslint-enable @nx/enforce-module-boundaries */
+import { BACKGROUND_OFF, CARD_ISSUE_SERVICE } from '@bank/card-issue/testing';
+import { CLIENT_REGISTRATION_SERVICE } from '@bank/client-registration/testing';
 
 export type ServiceName = 'card-issue' | 'client-registration';
 
@@ -41,19 +36,14 @@ export const TEST_X_SECRET = 'api-contract-test-secret';
 export const SERVICES: Record<ServiceName, ServiceUnderContract> = {
   'card-issue': {
     name: 'card-issue',
-    module: (overrides) => CardIssueAppModule.register(overrides),
-    configure: configureCardIssue,
-    overrides: {
-      ...COMMON_OVERRIDES,
-      X_SECRET: TEST_X_SECRET,
-      SCHEDULER_ENABLED: 'false',
-      OUTBOX_ENABLED: 'false',
-    },
+    module: CARD_ISSUE_SERVICE.module,
+    configure: CARD_ISSUE_SERVICE.configure,
+    overrides: { ...COMMON_OVERRIDES, X_SECRET: TEST_X_SECRET, ...BACKGROUND_OFF },
   },
   'client-registration': {
     name: 'client-registration',
-    module: (overrides) => ClientRegistrationAppModule.register(overrides),
-    configure: configureClientRegistration,
+    module: CLIENT_REGISTRATION_SERVICE.module,
+    configure: CLIENT_REGISTRATION_SERVICE.configure,
     overrides: { ...COMMON_OVERRIDES },
   },
 };
