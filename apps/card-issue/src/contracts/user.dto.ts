@@ -24,11 +24,11 @@ import {
 
 /** Spec part 8: names, places, address parts and e-mail are at most 150 characters. */
 export const MAX_TEXT = 150;
-export const MAX_MANAGER_PIN = 20;
+const MAX_MANAGER_PIN = 20;
 
-export const GENDERS = ['MALE', 'FEMALE'] as const;
-export const CLIENT_TYPES = ['UP', 'FL', 'IP'] as const;
-export const ACCOUNTS = ['RUR', 'USD', 'EUR'] as const;
+const GENDERS = ['MALE', 'FEMALE'] as const;
+const CLIENT_TYPES = ['UP', 'FL', 'IP'] as const;
+const ACCOUNTS = ['RUR', 'USD', 'EUR'] as const;
 
 /** A required text of at most 150 characters. */
 const RequiredText = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(MAX_TEXT));

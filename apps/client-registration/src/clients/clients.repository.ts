@@ -11,8 +11,8 @@ export type PassportColumns = Pick<
 >;
 
 /** Constraint names of the CreateClients migration. */
-export const PASSPORT_CONSTRAINT = 'UQ_clients_passport';
-export const ACCOUNT_NUMBER_CONSTRAINT = 'UQ_clients_account_number';
+const PASSPORT_CONSTRAINT = 'UQ_clients_passport';
+const ACCOUNT_NUMBER_CONSTRAINT = 'UQ_clients_account_number';
 
 /**
  * Clients table. Uniqueness is left to the constraints (no read-then-write check), and

@@ -18,8 +18,8 @@ import { checkAgeAndPassport } from './passport.rules';
 import { BUSINESS_TIME_ZONE, Clock, localDateIn, parseDdMmYyyy } from '@bank/shared/calendar';
 
 /** Draws of a fresh account number before giving up; with 10^12 numbers one is plenty. */
-export const ACCOUNT_NUMBER_ATTEMPTS = 5;
-export const DEFAULT_ACCOUNTING_MODE = 100;
+const ACCOUNT_NUMBER_ATTEMPTS = 5;
+const DEFAULT_ACCOUNTING_MODE = 100;
 
 @Injectable()
 export class ClientsService {

@@ -2,11 +2,11 @@ import { LocalDate, ageOn, compareLocalDates, plusCalendar } from '@bank/shared/
 
 /** Registration spec 2.4, as pure functions of calendar dates (the caller supplies "today"). */
 
-export const MINIMUM_AGE = 18;
+const MINIMUM_AGE = 18;
 /** Ages at which a passport has to be replaced, highest first. */
-export const PASSPORT_REPLACEMENT_AGES = [45, 20] as const;
+const PASSPORT_REPLACEMENT_AGES = [45, 20] as const;
 /** Time allowed for replacing the passport after such a birthday: one calendar month. */
-export const REPLACEMENT_GRACE = { months: 1 } as const;
+const REPLACEMENT_GRACE = { months: 1 } as const;
 
 export type PassportRuleViolation =
   | { kind: 'UNDERAGE'; age: number; adultOn: LocalDate }

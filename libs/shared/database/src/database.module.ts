@@ -14,7 +14,7 @@ import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsLocked } from './migrations';
 
 export const DATABASE_SETTINGS = Symbol('DATABASE_SETTINGS');
-export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
+const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
 export interface DatabaseModuleOptions {
   serviceName: string;

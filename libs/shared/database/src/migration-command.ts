@@ -6,7 +6,7 @@ import { DatabaseSettings } from './database.options';
 import { EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsLocked } from './migrations';
 
-export const MIGRATION_COMMANDS = [
+const MIGRATION_COMMANDS = [
   'migrate',
   'migrate:revert',
   'migrate:show',

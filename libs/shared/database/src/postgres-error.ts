@@ -1,7 +1,7 @@
 import { QueryFailedError } from 'typeorm';
 
 /** SQLSTATE codes the services act on. */
-export const PG_UNIQUE_VIOLATION = '23505';
+const PG_UNIQUE_VIOLATION = '23505';
 /** nextval past a sequence's MAXVALUE. */
 export const PG_SEQUENCE_LIMIT_EXCEEDED = '2200H';
 

@@ -51,7 +51,7 @@ export const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
  * The headers helmet sets with these options (none depends on the request: no nonces, no
  * function directives), computed once by running its middleware against a recording response.
  */
-export function securityHeaders(options = HELMET_OPTIONS): Record<string, string> {
+function securityHeaders(options = HELMET_OPTIONS): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader: (name: string, value: unknown) => (headers[name.toLowerCase()] = String(value)),
@@ -75,7 +75,7 @@ export function securityHeaders(options = HELMET_OPTIONS): Record<string, string
  * request, and helmet's middleware validates each header again, together a tenth of the
  * CPU of a GET here (docs/benchmarks.md).
  */
-export function registerSecurityHeaders(app: NestFastifyApplication): void {
+function registerSecurityHeaders(app: NestFastifyApplication): void {
   const headers = securityHeaders();
   app
     .getHttpAdapter()

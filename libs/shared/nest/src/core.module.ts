@@ -42,7 +42,10 @@ export class CoreModule {
    * health check (probes must never be throttled); 429 in the service's error shape.
    * RATE_LIMIT=0 registers nothing.
    */
-  static rateLimit(env: BaseEnvironment): { imports: DynamicModule[]; providers: Provider[] } {
+  private static rateLimit(env: BaseEnvironment): {
+    imports: DynamicModule[];
+    providers: Provider[];
+  } {
     if (!env.RATE_LIMIT) return { imports: [], providers: [] };
     return {
       imports: [

@@ -7,7 +7,7 @@ import { REQUEST_ID_HEADER } from './http-adapter';
  * Log paths that may hold personal data or secrets. pino's redaction replaces their
  * values before a line is written; wildcards cover the places DTOs and entities put them.
  */
-export const REDACTED_LOG_PATHS = [
+const REDACTED_LOG_PATHS = [
   'req.headers["x-secret"]',
   'req.headers.authorization',
   'req.headers.cookie',

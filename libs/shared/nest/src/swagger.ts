@@ -10,10 +10,7 @@ export interface SwaggerSettings {
   customize?: (builder: DocumentBuilder) => DocumentBuilder;
 }
 
-export function buildOpenApiDocument(
-  app: INestApplication,
-  settings: SwaggerSettings,
-): OpenAPIObject {
+function buildOpenApiDocument(app: INestApplication, settings: SwaggerSettings): OpenAPIObject {
   let builder = new DocumentBuilder()
     .setTitle(settings.title)
     .setDescription(settings.description)

@@ -5,7 +5,7 @@ import { FieldError, RequestValidationError } from '@bank/shared/errors';
 // eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 
 /**
  * Keys no DTO has and that object machinery treats specially (class-transformer follows
@@ -14,7 +14,7 @@ export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired 
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Deeper than any request of these services; deeper JSON would overflow recursive validation. */
-export const MAX_BODY_DEPTH = 32;
+const MAX_BODY_DEPTH = 32;
 
 /**
  * Every string (values and keys) under `value` that PostgreSQL could not store, and every

@@ -3,7 +3,7 @@ import { ValidationError } from 'class-validator';
 import { FieldError, RequestValidationError } from '@bank/shared/errors';
 
 /** Path used when the body itself (not one of its fields) is wrong, e.g. an array or a number. */
-export const BODY_PATH = '(body)';
+const BODY_PATH = '(body)';
 
 /**
  * Flattens class-validator's tree into one entry per violated field, keyed by the full

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Seeded branches of the reference branch service; the card issue tests rely on 0001-0005. */
-export const SEEDED_BRANCHES = [
+const SEEDED_BRANCHES = [
   { id: '0001', name: 'Central branch', address: 'Moscow, Tverskaya st., 1' },
   { id: '0002', name: 'Arbat branch', address: 'Moscow, Novy Arbat st., 15' },
   { id: '0003', name: 'Nevsky branch', address: 'Saint Petersburg, Nevsky pr., 28' },

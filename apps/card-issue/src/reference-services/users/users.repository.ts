@@ -5,8 +5,8 @@ import { entityColumns, readQuery, uniqueViolationConstraint } from '@bank/share
 import { UserEntity } from './entities/user.entity';
 
 /** Names given by the migration; a unique violation is told apart by its constraint. */
-export const USER_PK_CONSTRAINT = 'pk_user_service_users';
-export const USER_PASSPORT_CONSTRAINT = 'uq_user_service_users_passport';
+const USER_PK_CONSTRAINT = 'pk_user_service_users';
+const USER_PASSPORT_CONSTRAINT = 'uq_user_service_users_passport';
 
 export type InsertUserOutcome = 'inserted' | 'id-taken' | 'passport-taken';
 

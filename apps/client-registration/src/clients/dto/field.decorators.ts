@@ -25,7 +25,7 @@ import { parseDdMmYyyy } from '@bank/shared/calendar';
  * (the validation pipe drops repeated messages).
  */
 
-export const MESSAGES = {
+const MESSAGES = {
   required: 'обязательное поле',
   notString: 'должно быть строкой',
   notBlank: 'не должно быть пустым',

@@ -3,14 +3,8 @@ import { IsIn, IsInt, IsOptional, Matches, Max, Min, ValidateIf } from 'class-va
 import { REQUEST_ID_PATTERN } from '@bank/shared/identifiers';
 import { IsUserId } from '@bank/shared/validation';
 
-export const FORM_FACTORS = ['VIRTUAL', 'PLASTIC'] as const;
-export const OPERATION_STATUSES = [
-  'CREATED',
-  'PROCESSING',
-  'READY',
-  'PLASTIC_READY',
-  'FAILED',
-] as const;
+const FORM_FACTORS = ['VIRTUAL', 'PLASTIC'] as const;
+const OPERATION_STATUSES = ['CREATED', 'PROCESSING', 'READY', 'PLASTIC_READY', 'FAILED'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 export type FormFactor = (typeof FORM_FACTORS)[number];
 
