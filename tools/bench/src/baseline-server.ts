@@ -3,21 +3,23 @@
  * as the service (the same SELECTs, the same INSERT statement), without any framework,
  * validation, logging, DTO mapping or downstream HTTP hop. Run as its own process:
  *
- *   DATABASE_URL=... PORT=... node -r @swc-node/register tools/bench/src/baseline-server.ts
+ *   DATABASE_URL=... PORT=... BASELINE_STATEMENTS=... node -r @swc-node/register tools/bench/src/baseline-server.ts
  *
- * The card issue statements are the service's own (apps/card-issue/src/card-issues/card-issues.sql.ts);
+ * (infra.ts startBaseline sets them all).
+ *
+ * The card issue statements are the service's own (card-issues.sql.ts), given by the bench
+ * (baseline-statements.ts);
  * the user, manager and client statements mirror the user service's find by id and
  * client-registration's manager lookup, client insert and find by id.
  */
 import { randomInt } from 'node:crypto';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { Pool } from 'pg';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the baseline runs the service's own statements
-import {
-  INSERT_CARD_ISSUE_SQL,
-  SELECT_CARD_ISSUES_BY_CLIENT_SQL,
-  SELECT_CARD_ISSUE_BY_ID_SQL,
-} from '../../../apps/card-issue/src/card-issues/card-issues.sql';
+import { readStatements } from './baseline-statements';
+
+const { insertCardIssue, selectCardIssueById, selectCardIssuesByClient } = readStatements(
+  process.env,
+);
 
 const pool = new Pool({
   connectionString: process.env.DATABASE_URL,
@@ -87,7 +89,7 @@ async function createCardIssue(body: Json): Promise<[number, unknown]> {
   const status = missing ? 'FAILED' : 'CREATED';
   const failureReason = missing ? `User ${missing} does not exist` : null;
   const now = new Date();
-  const { rows } = await pool.query<{ requestId: string }>(INSERT_CARD_ISSUE_SQL, [
+  const { rows } = await pool.query<{ requestId: string }>(insertCardIssue, [
     businessDay(now),
     status,
     failureReason,
@@ -173,11 +175,11 @@ async function route(req: IncomingMessage): Promise<[number, unknown]> {
   if (req.method === 'POST' && url === '/api/v1/card-issue')
     return createCardIssue((await readBody(req)) as Json);
   if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/client\/([A-Z0-9]{6})$/.exec(url))) {
-    const { rows } = await pool.query<Json>(SELECT_CARD_ISSUES_BY_CLIENT_SQL, [m[1], 100, 100, 0]);
+    const { rows } = await pool.query<Json>(selectCardIssuesByClient, [m[1], 100, 100, 0]);
     return [200, rows];
   }
   if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/(RCARDB\d{14})$/.exec(url))) {
-    const { rows } = await pool.query<Json>(SELECT_CARD_ISSUE_BY_ID_SQL, [m[1]]);
+    const { rows } = await pool.query<Json>(selectCardIssueById, [m[1]]);
     return rows.length ? [200, rows[0]] : [404, { error: 'not found' }];
   }
   if (req.method === 'POST' && url === '/api/clients')

@@ -1,4 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BenchContext, log } from './context';
+import { startCardIssue } from './infra';
+import { load } from './load';
+import { Scenario } from './scenarios';
 
 interface ProfileNode {
   id: number;
@@ -133,4 +139,35 @@ export function analyzeProfile(file: string): ProfileSummary {
     ].join('\n'),
     dominant,
   };
+}
+
+export interface ProfileRun {
+  scenario: string;
+  /** Null when the process wrote no profile. */
+  profile: ProfileSummary | null;
+  /** From SIGTERM right after the load until the process exited. */
+  shutdownSeconds: number;
+}
+
+/** A card-issue process under `node --cpu-prof` during 8 s of `scenario` at 50 connections. */
+export async function profileCardIssue(
+  ctx: BenchContext,
+  url: string,
+  scenario: Scenario,
+): Promise<ProfileRun> {
+  log(`profiling ${scenario.name} with --cpu-prof`);
+  const profDir = mkdtempSync(join(tmpdir(), 'bench-prof-'));
+  const profiled = await startCardIssue(ctx, url, { DB_MIGRATIONS_RUN: 'false' }, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${profDir}`,
+  ]);
+  await load(profiled, scenario, 50, 8);
+  const stopping = Date.now();
+  await profiled.stop('SIGTERM');
+  const shutdownSeconds = (Date.now() - stopping) / 1000;
+  log(`card-issue stopped ${shutdownSeconds.toFixed(1)} s after SIGTERM (right after the load)`);
+  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+  const profile = file ? analyzeProfile(join(profDir, file)) : null;
+  if (profile) console.log(`\n${profile.table}\n\n${profile.topFunctions}\n`);
+  return { scenario: scenario.name, profile, shutdownSeconds };
 }

@@ -1,0 +1,236 @@
+import { ChildProcess, execSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, cpus } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import {
+  INSERT_CARD_ISSUE_SQL,
+  SELECT_CARD_ISSUES_BY_CLIENT_SQL,
+  SELECT_CARD_ISSUE_BY_ID_SQL,
+} from '@bank/card-issue/testing';
+import { statementsEnv } from './baseline-statements';
+import { BenchContext, ROOT, log, sleep } from './context';
+
+// ---------------------------------------------------------------- databases
+
+function databaseUrl(ctx: BenchContext, name: string): string {
+  const url = new URL(ctx.settings.adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Runs `work` on a fresh connection to `url` and closes it. */
+export async function withClient<T>(url: string, work: (c: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A throw-away database bench_<label>_<run id>, dropped by cleanup(). Returns its URL. */
+export async function createDatabase(ctx: BenchContext, label: string): Promise<string> {
+  const name = `bench_${label}_${ctx.runId}`;
+  await withClient(ctx.settings.adminUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
+  ctx.databases.push(name);
+  return databaseUrl(ctx, name);
+}
+
+export function postgresVersion(ctx: BenchContext): Promise<string> {
+  return withClient(ctx.settings.adminUrl, async (c) => {
+    const { rows } = await c.query<{ v: string }>("SELECT current_setting('server_version') AS v");
+    return `PostgreSQL ${rows[0].v}`;
+  });
+}
+
+// ---------------------------------------------------------------- services
+
+/** Builds both services unless BENCH_SKIP_BUILD=true and a bundle is there already. */
+export function buildServices(ctx: BenchContext): void {
+  if (ctx.settings.skipBuild && existsSync(join(ROOT, 'dist/apps/card-issue/main.js'))) return;
+  log('building both services (npx nx run-many -t build)');
+  const build = spawnSync(
+    'npx',
+    ['nx', 'run-many', '-t', 'build', '-p', 'card-issue', 'client-registration'],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  if (build.status !== 0) throw new Error('build failed');
+}
+
+/** The card-issue schema in `url`, through the bundle's own `migrate` command. */
+export function migrateCardIssue(ctx: BenchContext, url: string): void {
+  const result = spawnSync(process.execPath, ['dist/apps/card-issue/main.js', 'migrate'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: url,
+      LOG_LEVEL: 'warn',
+      X_SECRET: ctx.secret,
+    },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`migrate failed: ${result.stderr}${result.stdout}`);
+}
+
+export interface Running {
+  name: string;
+  url: string;
+  proc: ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns `node args` on a free port and waits until GET /api/health answers 200. */
+async function startProcess(
+  ctx: BenchContext,
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Running> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  ctx.processes.push(proc);
+  let output = '';
+  proc.stdout?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-5000)));
+  proc.stderr?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-5000)));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${name} exited ${proc.exitCode}: ${output}`);
+    try {
+      const health = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(1_000) });
+      if (health.status === 200) break;
+    } catch {
+      // still starting
+    }
+    if (Date.now() > deadline) throw new Error(`${name} did not start: ${output}`);
+    await sleep(200);
+  }
+  return {
+    name,
+    url,
+    proc,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+  };
+}
+
+function serviceEnv(ctx: BenchContext): Record<string, string> {
+  return { LOG_LEVEL: 'warn', NODE_ENV: 'production', X_SECRET: ctx.secret };
+}
+
+/** card-issue from its production bundle; scheduler and outbox delivery off unless `extra` says. */
+export function startCardIssue(
+  ctx: BenchContext,
+  url: string,
+  extra: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<Running> {
+  return startProcess(ctx, 'card-issue', [...nodeArgs, 'dist/apps/card-issue/main.js'], {
+    ...serviceEnv(ctx),
+    DATABASE_URL: url,
+    SCHEDULER_ENABLED: 'false',
+    OUTBOX_ENABLED: 'false',
+    ...extra,
+  });
+}
+
+export function startRegistration(ctx: BenchContext, url: string): Promise<Running> {
+  return startProcess(ctx, 'client-registration', ['dist/apps/client-registration/main.js'], {
+    ...serviceEnv(ctx),
+    DATABASE_URL: url,
+  });
+}
+
+/** The physical-limit server (baseline-server.ts) with the service's own statements. */
+export function startBaseline(ctx: BenchContext, url: string): Promise<Running> {
+  return startProcess(
+    ctx,
+    'baseline',
+    ['-r', '@swc-node/register', 'tools/bench/src/baseline-server.ts'],
+    {
+      SWC_NODE_PROJECT: 'tools/bench/tsconfig.json',
+      DATABASE_URL: url,
+      DB_POOL_SIZE: '10',
+      ...statementsEnv({
+        insertCardIssue: INSERT_CARD_ISSUE_SQL,
+        selectCardIssueById: SELECT_CARD_ISSUE_BY_ID_SQL,
+        selectCardIssuesByClient: SELECT_CARD_ISSUES_BY_CLIENT_SQL,
+      }),
+    },
+  );
+}
+
+// ---------------------------------------------------------------- machine and clean-up
+
+/** Resident memory of a process in MB (0 once it is gone). */
+export function rssMb(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+export interface Machine {
+  cores: number;
+  cpuModel: string;
+  memory: string;
+  node: string;
+  postgres: string;
+}
+
+export async function describeMachine(ctx: BenchContext): Promise<Machine> {
+  let memory: string;
+  try {
+    memory = execSync('free -h', { encoding: 'utf8' }).trim();
+  } catch {
+    memory = '(free not available)';
+  }
+  return {
+    cores: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown model',
+    memory,
+    node: process.version,
+    postgres: await postgresVersion(ctx),
+  };
+}
+
+/** Kills what is still running and drops this run's databases. */
+export async function cleanup(ctx: BenchContext): Promise<void> {
+  for (const p of ctx.processes)
+    if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  await sleep(500);
+  for (const name of ctx.databases) {
+    await withClient(ctx.settings.adminUrl, (c) =>
+      c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+    ).catch((e: unknown) => log('drop failed', name, e));
+  }
+}

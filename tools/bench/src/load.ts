@@ -1,0 +1,133 @@
+import autocannon from 'autocannon';
+import { BenchContext, log } from './context';
+import { Running, rssMb } from './infra';
+import { Scenario } from './scenarios';
+import { describeRow } from './report';
+
+export interface RunResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  rssMb: number;
+}
+
+/** One autocannon run of `scenario` against `target`, sampling the peak RSS of its process. */
+export async function load(
+  target: Running,
+  scenario: Scenario,
+  connections: number,
+  seconds: number,
+): Promise<RunResult> {
+  const pid = target.proc.pid;
+  let maxRss = rssMb(pid);
+  const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMb(pid))), 250);
+  try {
+    const result = await autocannon({
+      url: target.url,
+      connections,
+      duration: seconds,
+      timeout: 10,
+      requests: [
+        {
+          method: scenario.method,
+          path: scenario.path(),
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({
+            ...req,
+            path: scenario.path(),
+            body: scenario.body ? JSON.stringify(scenario.body()) : undefined,
+          }),
+        },
+      ],
+    });
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.timeouts + result.non2xx,
+      rssMb: maxRss,
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+function mean(results: RunResult[]): RunResult {
+  const avg = (f: (r: RunResult) => number) =>
+    results.reduce((s, r) => s + f(r), 0) / results.length;
+  return {
+    rps: avg((r) => r.rps),
+    p50: avg((r) => r.p50),
+    p99: avg((r) => r.p99),
+    errors: results.reduce((s, r) => s + r.errors, 0),
+    rssMb: Math.max(...results.map((r) => r.rssMb)),
+  };
+}
+
+/** The processes the load runs go to. */
+export interface LoadTargets {
+  card: Running;
+  registration: Running;
+  cardBaseline: Running;
+  registrationBaseline: Running;
+}
+
+export async function stopAll(targets: LoadTargets): Promise<void> {
+  const all: Running[] = [
+    targets.card,
+    targets.registration,
+    targets.cardBaseline,
+    targets.registrationBaseline,
+  ];
+  for (const running of all) await running.stop();
+}
+
+export interface Row {
+  scenario: string;
+  connections: number;
+  service: RunResult;
+  baseline: RunResult;
+}
+
+/** The mean of `rounds` warmed-up runs of `scenario` against each target in turn. */
+async function measure(
+  ctx: BenchContext,
+  targets: Running[],
+  scenario: Scenario,
+  connections: number,
+): Promise<RunResult[]> {
+  const { rounds, warmupS, durationS } = ctx.settings;
+  const results: RunResult[][] = targets.map(() => []);
+  // Alternating rounds, so drift on a noisy machine hits every side alike.
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, target] of targets.entries()) {
+      await load(target, scenario, connections, warmupS);
+      results[i].push(await load(target, scenario, connections, durationS));
+    }
+  }
+  return results.map(mean);
+}
+
+/** Every scenario (BENCH_ONLY ones only, if set) at every connection count. */
+export async function runLoadScenarios(
+  ctx: BenchContext,
+  targets: LoadTargets,
+  scenarios: Scenario[],
+): Promise<Row[]> {
+  const { only, connections: connectionCounts } = ctx.settings;
+  const rows: Row[] = [];
+  for (const scenario of scenarios.filter((s) => !only || only.test(s.name))) {
+    const sides =
+      scenario.service === 'reg'
+        ? [targets.registration, targets.registrationBaseline]
+        : [targets.card, targets.cardBaseline];
+    for (const connections of connectionCounts) {
+      const [service, baseline] = await measure(ctx, sides, scenario, connections);
+      const row: Row = { scenario: scenario.name, connections, service, baseline };
+      rows.push(row);
+      log(describeRow(row));
+    }
+  }
+  return rows;
+}

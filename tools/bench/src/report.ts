@@ -1,0 +1,202 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BenchSettings, ROOT, log } from './context';
+import type { GrowthRow } from './growth';
+import type { Machine } from './infra';
+import type { Row } from './load';
+import type { ProfileRun } from './profile';
+import type { SchedulerResult } from './scheduler';
+
+const f0 = (n: number) => n.toFixed(0);
+const f1 = (n: number) => n.toFixed(1);
+const f2 = (n: number) => n.toFixed(2);
+
+function table(header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------- load runs
+
+/** The targets of the measuring issue a row is judged by. */
+function targets(row: Row): string {
+  const ratio = row.service.rps / row.baseline.rps;
+  const notes: string[] = [];
+  if (row.scenario.startsWith('POST /api/v1/card-issue'))
+    notes.push(ratio >= 0.5 ? 'ratio ok (>= 0.5)' : 'RATIO MISSED (< 0.5)');
+  if (row.scenario.startsWith('GET /api/v1/card-issue/{id}'))
+    notes.push(ratio >= 0.85 ? 'ratio ok (>= 0.85)' : 'RATIO MISSED (< 0.85)');
+  if (row.connections === 50)
+    notes.push(row.service.p99 < 50 ? 'p99 ok (< 50 ms)' : 'P99 MISSED (>= 50 ms)');
+  if (row.service.errors > 0) notes.push('ERRORS');
+  return notes.join('; ');
+}
+
+export function resultsTable(rows: Row[]): string {
+  return table(
+    [
+      'scenario',
+      'conns',
+      'service req/s',
+      'baseline req/s',
+      'ratio',
+      'service p50/p99 ms',
+      'baseline p50/p99 ms',
+      'errors svc/base',
+      'RSS MB svc/base',
+      'targets',
+    ],
+    rows.map((r) => [
+      r.scenario,
+      String(r.connections),
+      f0(r.service.rps),
+      f0(r.baseline.rps),
+      f2(r.service.rps / r.baseline.rps),
+      `${f1(r.service.p50)} / ${f1(r.service.p99)}`,
+      `${f1(r.baseline.p50)} / ${f1(r.baseline.p99)}`,
+      `${r.service.errors} / ${r.baseline.errors}`,
+      `${f0(r.service.rssMb)} / ${f0(r.baseline.rssMb)}`,
+      targets(r),
+    ]),
+  );
+}
+
+/** One line per measured row, for the log while the bench runs. */
+export function describeRow(row: Row): string {
+  return (
+    `${row.scenario} c=${row.connections}: service ${f0(row.service.rps)} req/s p99 ${f1(row.service.p99)} ms, ` +
+    `baseline ${f0(row.baseline.rps)} req/s, ratio ${f2(row.service.rps / row.baseline.rps)}, ` +
+    `errors ${row.service.errors}/${row.baseline.errors}`
+  );
+}
+
+// ---------------------------------------------------------------- scheduler, growth, profiles
+
+export function schedulerTable(results: SchedulerResult[]): string {
+  return table(
+    [
+      'replicas',
+      'requests',
+      'seconds to final status',
+      'moves/s',
+      'scheduler moves',
+      'duplicate moves',
+    ],
+    results.map((r) => [
+      String(r.replicas),
+      String(r.requests),
+      f1(r.seconds),
+      f0((2 * r.requests) / r.seconds),
+      String(r.schedulerMoves),
+      String(r.duplicates),
+    ]),
+  );
+}
+
+export function growthTable(rows: GrowthRow[]): string {
+  return table(
+    [
+      'stored requests',
+      'GET by client req/s (10 conns)',
+      'GET by client p50 / p99 ms',
+      'one scheduler batch (500 due) ms',
+    ],
+    rows.map((g) => [
+      g.stored.toLocaleString('en'),
+      f0(g.byClient.rps),
+      `${f1(g.byClient.p50)} / ${f1(g.byClient.p99)}`,
+      f1(g.batchMs),
+    ]),
+  );
+}
+
+function profileSection(run: ProfileRun): string {
+  const p = run.profile;
+  if (!p) return 'No profile was written.';
+  return (
+    `\`node --cpu-prof\` of the card-issue process during 8 s of ${run.scenario} at 50 connections; self time by stage:\n\n${p.table}\n\n` +
+    `Dominant stage: **${p.dominant}**. (The profile covers the whole process life, start-up and the ` +
+    `${f1(run.shutdownSeconds)} s graceful shutdown after SIGTERM included; idle time is left out of the shares.)\n\n` +
+    `Heaviest functions:\n\n${p.topFunctions}`
+  );
+}
+
+function machineSection(m: Machine): string {
+  return [
+    `- CPU: ${m.cores} cores (\`os.availableParallelism()\`), ${m.cpuModel}`,
+    `- Memory (\`free -h\`):\n\n\`\`\`\n${m.memory}\n\`\`\``,
+    `- Node.js ${m.node}; ${m.postgres}`,
+    `- Load generator: autocannon in the same machine (it shares the ${m.cores} cores with the service and PostgreSQL)`,
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------- docs/benchmarks.md
+
+export interface BenchResults {
+  settings: BenchSettings;
+  machine: Machine;
+  minutes: number;
+  rows: Row[];
+  profiles: ProfileRun[];
+  scheduler: SchedulerResult[];
+  growth: GrowthRow[];
+}
+
+export function benchmarksDoc(r: BenchResults): string {
+  const { rounds, warmupS, durationS, schedulerRows } = r.settings;
+  return [
+    '# Benchmarks',
+    '',
+    `Generated by \`npm run bench\` (tools/bench) on ${new Date().toISOString().slice(0, 16)}Z in ${f1(r.minutes)} minutes. ` +
+      'Services run from their production bundles (`node dist/apps/<service>/main.js`, NODE_ENV=production, LOG_LEVEL=warn, ' +
+      'scheduler and outbox delivery off unless stated) against PostgreSQL on 127.0.0.1, each in a throw-away `bench_*` database.',
+    '',
+    '## Machine',
+    '',
+    machineSection(r.machine),
+    '',
+    '## Service against its physical limit',
+    '',
+    `Per scenario and connection count: ${rounds} alternating rounds of service then baseline, each a ${warmupS} s warm-up then ` +
+      `${durationS} s measured (autocannon); req/s and latencies are the mean of the rounds, errors their sum (non-2xx, socket errors, timeouts), ` +
+      'RSS the peak of the process. The baseline (tools/bench/src/baseline-server.ts) is node:http + pg doing the same SQL ' +
+      'per request (user SELECT and the one-statement INSERT for a card issue; the one SELECT of a request with its history; manager SELECT and client INSERT) ' +
+      'with no framework, validation, logging, mapping or downstream HTTP hop.',
+    '',
+    resultsTable(r.rows),
+    ...r.profiles.flatMap((p) => [
+      '',
+      `## Where the card-issue ${p.scenario.startsWith('POST') ? 'POST' : 'GET by id'} spends its CPU`,
+      '',
+      profileSection(p),
+    ]),
+    '',
+    '## Scheduler',
+    '',
+    `${schedulerRows.toLocaleString('en')} CREATED requests stored in one transaction (the service's INSERT, run per row inside PostgreSQL); ` +
+      'replicas with SCHEDULER_TICK_MS=100, both delays 0, batch size 500 (default), outbox delivery off, each run in a fresh database; ' +
+      'time from the commit until every request is READY / PLASTIC_READY (two moves each).',
+    '',
+    schedulerTable(r.scheduler),
+    '',
+    '## Growth',
+    '',
+    "Requests stored with the service's INSERT (5 % due for the scheduler), then ANALYZE; GET by client for a user with 10 requests " +
+      '(10 connections, 3 s) and one scheduler batch of 500 due requests (median of 5, rolled back).',
+    '',
+    growthTable(r.growth),
+  ].join('\n');
+}
+
+/** Replaces the generated part of docs/benchmarks.md; the text after the mark is kept. */
+export function writeBenchmarksDoc(content: string): void {
+  const path = join(ROOT, 'docs', 'benchmarks.md');
+  const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const kept = current.includes(MARK) ? current.split(MARK)[1] : '\n';
+  writeFileSync(path, `${content}\n\n${MARK}${kept}`);
+  log(`wrote ${path}`);
+}

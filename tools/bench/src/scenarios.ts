@@ -1,0 +1,66 @@
+import { LoadFixtures, Payloads } from './fixtures';
+
+/** One request shape sent over and over by a load run, to a service and to its baseline. */
+export interface Scenario {
+  name: string;
+  service: 'card' | 'reg';
+  method: 'GET' | 'POST';
+  /** Called per request, so consecutive requests can differ. */
+  path: () => string;
+  body?: () => object;
+}
+
+/** The load scenarios of both services, cycling through the fixtures. */
+export function loadScenarios(fixtures: LoadFixtures, payloads: Payloads): Scenario[] {
+  const { owners, listed, requestIds, clientIds } = fixtures;
+  let turn = 0;
+  const next = <T>(items: T[]): T => items[turn++ % items.length];
+  return [
+    {
+      name: 'POST /api/v1/card-issue (VIRTUAL, self)',
+      service: 'card',
+      method: 'POST',
+      path: () => '/api/v1/card-issue',
+      body: () => payloads.virtualCardForSelf(next(owners)),
+    },
+    {
+      name: 'POST /api/v1/card-issue (PLASTIC, courier)',
+      service: 'card',
+      method: 'POST',
+      path: () => '/api/v1/card-issue',
+      body: () => payloads.plasticCardByCourier(next(owners)),
+    },
+    {
+      name: 'GET /api/v1/card-issue/{id}',
+      service: 'card',
+      method: 'GET',
+      path: () => `/api/v1/card-issue/${next(requestIds)}`,
+    },
+    {
+      name: 'GET /api/v1/card-issue/client/{clientId} (10 requests)',
+      service: 'card',
+      method: 'GET',
+      path: () => `/api/v1/card-issue/client/${listed}`,
+    },
+    {
+      name: 'POST /api/clients',
+      service: 'reg',
+      method: 'POST',
+      path: () => '/api/clients',
+      body: () => payloads.registration(),
+    },
+    {
+      name: 'GET /api/clients/{id}',
+      service: 'reg',
+      method: 'GET',
+      path: () => `/api/clients/${next(clientIds)}`,
+    },
+  ];
+}
+
+/** A scenario by its name (the profile runs pick theirs this way). */
+export function scenarioNamed(scenarios: Scenario[], name: string): Scenario {
+  const found = scenarios.find((s) => s.name === name);
+  if (!found) throw new Error(`no scenario ${name}`);
+  return found;
+}
