@@ -103,8 +103,10 @@ export class PassportDataDto {
   number!: string;
 }
 
-/** The User object of spec 2.2: body of POST {base_url}/user-api/api/v1/users. */
-/** The User object of card-issue spec 2.2: the body of the user service's create and cardHolder.user of a card issue request. */
+/**
+ * The User object of card-issue spec 2.2: the body of the user service's create and
+ * cardHolder.user of a card issue request.
+ */
 export class CreateUserDto {
   @ApiProperty({ maxLength: MAX_TEXT, example: 'Ivan' })
   @RequiredText()

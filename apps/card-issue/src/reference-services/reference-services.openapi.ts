@@ -7,7 +7,7 @@ export const OPERATION_SERVICE_V2_TAG = 'operation service (v2 path)';
 export const BRANCH_SERVICE_TAG = 'branch service';
 
 /** The X-secret security scheme and the tags of the downstream reference services. */
-export function documentDownstreamServices(builder: DocumentBuilder): DocumentBuilder {
+export function documentReferenceServices(builder: DocumentBuilder): DocumentBuilder {
   return builder
     .addApiKey(
       {

@@ -1,7 +1,10 @@
 import { LocalDate, formatDdMmYyyy } from '@bank/shared/calendar';
 import { DomainError } from '@bank/shared/errors';
 
-/** Errors of the clients feature; titles and messages are Russian (registration spec part 7). */
+/**
+ * Errors of the clients feature. The domain errors reach the client, with Russian titles and
+ * messages (registration spec part 7); AccountNumberTakenError stays inside the service.
+ */
 
 export class ClientNotFoundError extends DomainError {
   readonly code = 'CLIENT_NOT_FOUND';
