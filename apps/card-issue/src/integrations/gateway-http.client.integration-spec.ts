@@ -3,6 +3,8 @@ import { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { CoreModule } from '@bank/shared/nest';
+import { closedPort } from '@bank/shared/testing';
+import { aUser } from '../../test/users.fixture';
 import { CardIssueEnvironment, SERVICE_NAME } from '../config/environment';
 import { BranchesClient } from './branches/branches.client';
 import { IntegrationsModule } from './integrations.module';
@@ -74,42 +76,8 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const newUser: NewUser = {
-  firstName: 'Ivan',
-  lastName: 'Petrov',
-  gender: 'MALE',
-  clientType: 'FL',
-  bankruptIndividual: false,
-  bankruptEntrepreneur: false,
-  contactInfo: { phone: '79161234567', email: 'ivan@example.com' },
-  embossingName: 'IVAN PETROV',
-  passportData: {
-    birthDate: '15-03-1990',
-    birthPlace: 'Moscow',
-    issueDate: '20-04-2010',
-    series: '4510',
-    number: '123456',
-  },
-  actualAddress: { country: 'RU', region: 'MSK', city: 'Moscow', street: 'Arbat', building: '1' },
-  registrationAddress: {
-    country: 'RU',
-    region: 'MSK',
-    city: 'Moscow',
-    street: 'Arbat',
-    building: '1',
-  },
-  account: 'RUR',
-  managerPin: 'M_0001',
-};
+/** A valid user (the harness's builder), as the gateway sends it on. */
+const newUser: NewUser = aUser();
 
 async function gatewaysAgainst(
   urls: { user: string; branch: string; operation: string },
