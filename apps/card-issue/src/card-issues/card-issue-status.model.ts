@@ -23,7 +23,7 @@ export type FormFactor = (typeof FORM_FACTORS)[number];
 export type StatusSource = 'api' | 'scheduler';
 
 /** The final status of the automatic moves for a form factor; also the only "ready" status it may take. */
-export function readyStatusFor(formFactor: FormFactor): CardIssueStatus {
+function readyStatusFor(formFactor: FormFactor): CardIssueStatus {
   return formFactor === 'VIRTUAL' ? 'READY' : 'PLASTIC_READY';
 }
 

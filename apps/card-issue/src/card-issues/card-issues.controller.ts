@@ -31,7 +31,7 @@ import {
 } from './dto/path-params.dto';
 import { CardIssueErrorBody } from '@bank/shared/nest';
 
-export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
+const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 @ApiTags('card-issue')

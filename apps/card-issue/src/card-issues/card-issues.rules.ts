@@ -3,10 +3,10 @@ import { TIME_HH_MM_PATTERN, minutesOfDay } from '@bank/shared/validation';
 import { LocalDate, compareLocalDates, parseDdMmYyyy, plusCalendar } from '@bank/shared/calendar';
 
 /** Courier slots: exactly 4 hours, within 09:00-21:00 (card-issue spec 2.6, rules 5-6). */
-export const SLOT_MINUTES = 4 * 60;
-export const SLOT_EARLIEST_START = 9 * 60;
-export const SLOT_LATEST_END = 21 * 60;
-export const COURIER_MAX_DAYS_AHEAD = 7;
+const SLOT_MINUTES = 4 * 60;
+const SLOT_EARLIEST_START = 9 * 60;
+const SLOT_LATEST_END = 21 * 60;
+const COURIER_MAX_DAYS_AHEAD = 7;
 
 type Json = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import { PatternParamPipe, USER_ID_MESSAGE } from '@bank/shared/validation';
  * description on the route (ApiParam), since a parameter decorator cannot carry one.
  */
 
-export const REQUEST_ID_MESSAGE = 'must be RCARDB followed by a date ddMMyyyy and 6 digits';
+const REQUEST_ID_MESSAGE = 'must be RCARDB followed by a date ddMMyyyy and 6 digits';
 
 /** `id`: a request id, RCARDB + ddMMyyyy + 6 digits. */
 export const RequestIdParam = (): ParameterDecorator =>
