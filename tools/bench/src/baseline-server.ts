@@ -1,11 +1,17 @@
 /**
  * The physical limit for each benchmark scenario: node:http + pg doing the same database work
  * as the service (the same SELECTs, the same INSERT statement), without any framework,
- * validation, logging, DTO mapping or downstream HTTP hop. Run as its own process:
+ * validation, logging or DTO mapping. Run as its own process:
  *
- *   DATABASE_URL=... PORT=... BASELINE_STATEMENTS=... node -r @swc-node/register tools/bench/src/baseline-server.ts
+ *   DATABASE_URL=... PORT=... BASELINE_STATEMENTS=... [USER_LOOKUP=sql|http X_SECRET=...] \
+ *     node -r @swc-node/register tools/bench/src/baseline-server.ts
  *
  * (infra.ts startBaseline sets them all).
+ *
+ * A card issue POST reads each user it references (owner, holder, SMS recipient, courier
+ * recipient, as the service does): with USER_LOOKUP=sql (default) straight from the database;
+ * with USER_LOOKUP=http by a GET to this process's own raw user route over a keep-alive
+ * node:http client, the hop the service makes to its user service, so the two do equal work.
  *
  * The card issue statements are the service's own (card-issues.sql.ts), given by the bench
  * (baseline-statements.ts);
@@ -13,18 +19,24 @@
  * client-registration's manager lookup, client insert and find by id.
  */
 import { randomInt } from 'node:crypto';
-import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+import { Agent, IncomingMessage, ServerResponse, createServer, request } from 'node:http';
 import { Pool } from 'pg';
 import { readStatements } from './baseline-statements';
 
 const { insertCardIssue, selectCardIssueById, selectCardIssuesByClient } = readStatements(
   process.env,
 );
+const PORT = Number(process.env.PORT);
+const USER_LOOKUP = process.env.USER_LOOKUP === 'http' ? 'http' : 'sql';
+const X_SECRET = process.env.X_SECRET ?? '';
 
 const pool = new Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DB_POOL_SIZE ?? 10),
 });
+
+/** The user service's find by id (users.repository.ts names the entity's columns: all of them). */
+const SELECT_USER = 'SELECT * FROM user_service.users WHERE id = $1';
 
 const INSERT_CLIENT = `INSERT INTO clients (last_name, first_name, middle_name, gender, client_type, bankrupt_individual,
    bankrupt_entrepreneur, embossing_name, phone, email, birth_date, birth_place, passport_issue_date, passport_series,
@@ -73,19 +85,60 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 type Json = Record<string, unknown>;
 
+/** Agent settings of the service's HTTP client (integrations.module.ts). */
+const userServiceAgent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/** GET /user-api/api/v1/users/{id} of this process: the user, or null for 404. */
+function getUserOverHttp(id: string): Promise<Json | null> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: PORT,
+        path: `/user-api/api/v1/users/${encodeURIComponent(id)}`,
+        method: 'GET',
+        agent: userServiceAgent,
+        headers: { 'X-secret': X_SECRET, Accept: 'application/json' },
+      },
+      (res) => {
+        readBody(res).then((body) => {
+          if (res.statusCode === 200) resolve(body as Json);
+          else if (res.statusCode === 404) resolve(null);
+          else reject(new Error(`user service answered ${res.statusCode}`));
+        }, reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function getUserFromDatabase(id: string): Promise<Json | null> {
+  const { rows } = await pool.query<Json>(SELECT_USER, [id]);
+  return rows[0] ?? null;
+}
+
+const findUser = USER_LOOKUP === 'http' ? getUserOverHttp : getUserFromDatabase;
+
 async function createCardIssue(body: Json): Promise<[number, unknown]> {
   const request = body.request as Json;
   const holder = request.cardHolder as Json;
-  // The service looks the user up in the user service (same SELECT there).
+  const options = request.options as Json | undefined;
+  const delivery = request.delivery as Json | undefined;
+  const courier = delivery?.courier as Json | undefined;
+  // The users the service looks up for the same payload, each once.
   const users = [
     ...new Set(
-      [request.cardOwner, holder.userId].filter((x): x is string => typeof x === 'string'),
+      [
+        request.cardOwner,
+        holder.userId,
+        (options?.smsNotifications as Json | undefined)?.userId,
+        (courier?.recipient as Json | undefined)?.userId,
+      ].filter((x): x is string => typeof x === 'string'),
     ),
   ];
-  const found = await Promise.all(
-    users.map((id) => pool.query('SELECT * FROM user_service.users WHERE id = $1 LIMIT 1', [id])),
-  );
-  const missing = users.find((_, i) => found[i].rowCount === 0);
+  const found = await Promise.all(users.map(findUser));
+  const missing = users.find((_, i) => found[i] === null);
   const status = missing ? 'FAILED' : 'CREATED';
   const failureReason = missing ? `User ${missing} does not exist` : null;
   const now = new Date();
@@ -172,6 +225,12 @@ async function registerClient(body: Json): Promise<[number, unknown]> {
 async function route(req: IncomingMessage): Promise<[number, unknown]> {
   const url = req.url ?? '/';
   let m: RegExpExecArray | null;
+  if (req.method === 'GET' && (m = /^\/user-api\/api\/v1\/users\/([A-Z0-9]{6})$/.exec(url))) {
+    // The user service's X-secret guard, then its find by id.
+    if (req.headers['x-secret'] !== X_SECRET) return [403, { error: 'forbidden' }];
+    const user = await getUserFromDatabase(m[1]);
+    return user ? [200, user] : [404, { error: 'not found' }];
+  }
   if (req.method === 'POST' && url === '/api/v1/card-issue')
     return createCardIssue((await readBody(req)) as Json);
   if (req.method === 'GET' && (m = /^\/api\/v1\/card-issue\/client\/([A-Z0-9]{6})$/.exec(url))) {
@@ -200,8 +259,9 @@ const server = createServer((req, res) => {
   );
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT), '127.0.0.1');
+server.listen(PORT, '127.0.0.1');
 process.on('SIGTERM', () => {
+  userServiceAgent.destroy();
   server.close();
   void pool.end().then(() => process.exit(0));
 });

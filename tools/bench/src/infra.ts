@@ -168,16 +168,26 @@ export function startRegistration(ctx: BenchContext, url: string): Promise<Runni
   });
 }
 
-/** The physical-limit server (baseline-server.ts) with the service's own statements. */
-export function startBaseline(ctx: BenchContext, url: string): Promise<Running> {
+/**
+ * The physical-limit server (baseline-server.ts). `userLookup` says how a card issue POST
+ * reads its users: `sql` straight from the database, `http` through its own user route as
+ * the service does.
+ */
+export function startBaseline(
+  ctx: BenchContext,
+  url: string,
+  userLookup: 'sql' | 'http' = 'sql',
+): Promise<Running> {
   return startProcess(
     ctx,
-    'baseline',
+    `baseline (users by ${userLookup})`,
     ['-r', '@swc-node/register', 'tools/bench/src/baseline-server.ts'],
     {
       SWC_NODE_PROJECT: 'tools/bench/tsconfig.json',
       DATABASE_URL: url,
       DB_POOL_SIZE: '10',
+      USER_LOOKUP: userLookup,
+      X_SECRET: ctx.secret,
       ...statementsEnv({
         insertCardIssue: INSERT_CARD_ISSUE_SQL,
         selectCardIssueById: SELECT_CARD_ISSUE_BY_ID_SQL,

@@ -69,7 +69,10 @@ function mean(results: RunResult[]): RunResult {
 export interface LoadTargets {
   card: Running;
   registration: Running;
+  /** Baseline of card-issue reading users straight from the database. */
   cardBaseline: Running;
+  /** Baseline of card-issue GETting users from its own user route over HTTP, as the service does. */
+  cardBaselineUserGets: Running;
   registrationBaseline: Running;
 }
 
@@ -78,6 +81,7 @@ export async function stopAll(targets: LoadTargets): Promise<void> {
     targets.card,
     targets.registration,
     targets.cardBaseline,
+    targets.cardBaselineUserGets,
     targets.registrationBaseline,
   ];
   for (const running of all) await running.stop();
@@ -88,6 +92,8 @@ export interface Row {
   connections: number;
   service: RunResult;
   baseline: RunResult;
+  /** Only for scenarios whose service GETs users over HTTP. */
+  baselineUserGets?: RunResult;
 }
 
 /** The mean of `rounds` warmed-up runs of `scenario` against each target in turn. */
@@ -121,10 +127,25 @@ export async function runLoadScenarios(
     const sides =
       scenario.service === 'reg'
         ? [targets.registration, targets.registrationBaseline]
-        : [targets.card, targets.cardBaseline];
+        : [
+            targets.card,
+            targets.cardBaseline,
+            ...(scenario.userGets ? [targets.cardBaselineUserGets] : []),
+          ];
     for (const connections of connectionCounts) {
-      const [service, baseline] = await measure(ctx, sides, scenario, connections);
-      const row: Row = { scenario: scenario.name, connections, service, baseline };
+      const [service, baseline, baselineUserGets] = await measure(
+        ctx,
+        sides,
+        scenario,
+        connections,
+      );
+      const row: Row = {
+        scenario: scenario.name,
+        connections,
+        service,
+        baseline,
+        baselineUserGets,
+      };
       rows.push(row);
       log(describeRow(row));
     }

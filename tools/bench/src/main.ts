@@ -45,7 +45,8 @@ async function main(ctx: BenchContext): Promise<void> {
   const targets: LoadTargets = {
     card: await startCardIssue(ctx, cardDb),
     registration: await startRegistration(ctx, regDb),
-    cardBaseline: await startBaseline(ctx, cardDb),
+    cardBaseline: await startBaseline(ctx, cardDb, 'sql'),
+    cardBaselineUserGets: await startBaseline(ctx, cardDb, 'http'),
     registrationBaseline: await startBaseline(ctx, regDb),
   };
   const payloads = createPayloads();

@@ -8,6 +8,11 @@ export interface Scenario {
   /** Called per request, so consecutive requests can differ. */
   path: () => string;
   body?: () => object;
+  /**
+   * The service GETs the request's users from the user service over HTTP: it is measured
+   * against a second baseline that does the same GETs (baseline-server.ts, USER_LOOKUP=http).
+   */
+  userGets?: true;
 }
 
 /** The load scenarios of both services, cycling through the fixtures. */
@@ -22,6 +27,7 @@ export function loadScenarios(fixtures: LoadFixtures, payloads: Payloads): Scena
       method: 'POST',
       path: () => '/api/v1/card-issue',
       body: () => payloads.virtualCardForSelf(next(owners)),
+      userGets: true,
     },
     {
       name: 'POST /api/v1/card-issue (PLASTIC, courier)',
@@ -29,6 +35,7 @@ export function loadScenarios(fixtures: LoadFixtures, payloads: Payloads): Scena
       method: 'POST',
       path: () => '/api/v1/card-issue',
       body: () => payloads.plasticCardByCourier(next(owners)),
+      userGets: true,
     },
     {
       name: 'GET /api/v1/card-issue/{id}',
