@@ -5,7 +5,6 @@ import { AccountNumberGenerator } from './account-number.generator';
 import { ClientUnderageError, PassportOutdatedError } from './clients.errors';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
-import { RegisterClientDto } from './dto/register-client.dto';
 import { FixedClock } from '@bank/shared/calendar';
 
 describe('ClientsService (rules before storage)', () => {
@@ -25,9 +24,7 @@ describe('ClientsService (rules before storage)', () => {
   });
 
   const request = (passport: Record<string, string>) =>
-    registration({
-      passportData: { ...(registration().passportData as object), ...passport },
-    }) as unknown as RegisterClientDto;
+    registration({ passportData: { ...registration().passportData, ...passport } });
 
   it('refuses an under-18 client before looking up the manager or writing anything', async () => {
     await expect(
