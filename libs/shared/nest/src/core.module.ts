@@ -7,7 +7,7 @@ import { DATABASE_SETTINGS, DatabaseSettings } from '@bank/shared/database';
 import { BUSINESS_TIME_ZONE, Clock, SystemClock } from '@bank/shared/calendar';
 import { BaseEnvironment, validateEnvironment } from './environment';
 import { loggerParams } from './logging';
-import { HealthController, SERVICE_NAME } from './health.controller';
+import { HealthController, SERVICE_NAME } from './health/health.controller';
 
 /** Injection token of the service's validated environment (its own subclass of BaseEnvironment). */
 export const ENVIRONMENT = Symbol('ENVIRONMENT');

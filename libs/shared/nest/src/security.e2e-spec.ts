@@ -12,7 +12,7 @@ import { CoreModule } from './core.module';
 import { BaseEnvironment } from './environment';
 import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
 import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
-import { HealthController } from './health.controller';
+import { HealthController } from './health/health.controller';
 import { createHttpAdapter } from './http-adapter';
 
 @Controller('t')

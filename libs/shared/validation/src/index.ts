@@ -1,5 +1,5 @@
 export * from './decorators';
-export * from './validation-pipe';
+export * from './validation.pipe';
 export * from './text-safety.pipe';
 export * from './pattern-param.pipe';
 export * from './nest-container';

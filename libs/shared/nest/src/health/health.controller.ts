@@ -2,35 +2,14 @@ import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
-  ApiProperty,
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { FastifyReply } from 'fastify';
+import { HealthResponse } from './health-response.dto';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
-
-class HealthCheckEntry {
-  @ApiProperty({ enum: ['UP', 'DOWN'] })
-  status!: 'UP' | 'DOWN';
-}
-
-class HealthChecks {
-  @ApiProperty({ type: HealthCheckEntry })
-  database!: HealthCheckEntry;
-}
-
-export class HealthResponse {
-  @ApiProperty({ enum: ['UP', 'DOWN'], example: 'UP' })
-  status!: 'UP' | 'DOWN';
-
-  @ApiProperty({ example: 'client-registration' })
-  service!: string;
-
-  @ApiProperty({ type: HealthChecks })
-  checks!: HealthChecks;
-}
 
 @ApiTags('health')
 @Controller('api/health')
