@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { RunningTestService } from '@bank/shared/testing';
-import { startCardIssue } from '../../test/card-issue.harness';
+import { startCardIssue } from '../../../test/card-issue.harness';
 
 const SECRET = 'the-right-secret-1';
 
