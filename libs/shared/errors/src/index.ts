@@ -1,1 +1,1 @@
-export * from './domain-error';
+export * from './domain.errors';
