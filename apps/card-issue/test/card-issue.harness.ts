@@ -1,9 +1,12 @@
 import {
   RunningTestService,
+  ServiceEntryPoint,
+  spawnTestService,
   startTestService,
   TestEnvironment,
   TestServiceDefinition,
   TestServiceOptions,
+  TestServiceProcess,
 } from '@bank/shared/testing';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/configure-app';
@@ -32,4 +35,23 @@ export const BACKGROUND_OFF: TestEnvironment = {
 /** Starts the card-issue service (with its reference services) on a loopback port. */
 export function startCardIssue(options: TestServiceOptions = {}): Promise<RunningTestService> {
   return startTestService(CARD_ISSUE_SERVICE, options);
+}
+
+/** main.ts as `nx serve card-issue` runs it. */
+export const CARD_ISSUE_MAIN: ServiceEntryPoint = {
+  name: 'card-issue',
+  main: 'apps/card-issue/src/main.ts',
+  tsconfig: 'apps/card-issue/tsconfig.app.json',
+};
+
+/** Starts the card-issue service as its own process (what a replica is), the defaults under `env`. */
+export function spawnCardIssue(
+  env: Record<string, string>,
+  timeoutMs?: number,
+): Promise<TestServiceProcess> {
+  return spawnTestService(
+    CARD_ISSUE_MAIN,
+    { ...(CARD_ISSUE_SERVICE.defaults as Record<string, string>), ...env },
+    timeoutMs,
+  );
 }

@@ -1,8 +1,11 @@
 import {
   RunningTestService,
+  ServiceEntryPoint,
+  spawnTestService,
   startTestService,
   TestServiceDefinition,
   TestServiceOptions,
+  TestServiceProcess,
 } from '@bank/shared/testing';
 import { AppModule } from '../src/app.module';
 import { configureApp } from '../src/configure-app';
@@ -24,4 +27,23 @@ export function startClientRegistration(
   options: TestServiceOptions = {},
 ): Promise<RunningTestService> {
   return startTestService(CLIENT_REGISTRATION_SERVICE, options);
+}
+
+/** main.ts as `nx serve client-registration` runs it. */
+export const CLIENT_REGISTRATION_MAIN: ServiceEntryPoint = {
+  name: 'client-registration',
+  main: 'apps/client-registration/src/main.ts',
+  tsconfig: 'apps/client-registration/tsconfig.app.json',
+};
+
+/** Starts the client-registration service as its own process, the defaults under `env`. */
+export function spawnClientRegistration(
+  env: Record<string, string>,
+  timeoutMs?: number,
+): Promise<TestServiceProcess> {
+  return spawnTestService(
+    CLIENT_REGISTRATION_MAIN,
+    { ...(CLIENT_REGISTRATION_SERVICE.defaults as Record<string, string>), ...env },
+    timeoutMs,
+  );
 }

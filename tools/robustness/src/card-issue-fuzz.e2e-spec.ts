@@ -76,9 +76,13 @@ describe(`card-issue write endpoints under fuzzing (${FUZZ_RUNS} cases each)`, (
       case 0:
         return selfVirtual(owner);
       case 1:
-        return selfPlastic(owner, { courier: courier({ recipient: { userId: other } }) }, {
-          options: { smsNotifications: { userId: other } },
-        });
+        return selfPlastic(
+          owner,
+          { courier: courier({ recipient: { userId: other } }) },
+          {
+            options: { smsNotifications: { userId: other } },
+          },
+        );
       case 2:
         return selfPlastic(owner, { toBranch: { id: '0001' } });
       case 3:

@@ -1,14 +1,21 @@
 import { Server, createServer } from 'node:http';
 import { Client } from 'pg';
-import { ChildService, freePort, spawnService } from './support/child';
 import { HttpResult, sendJson } from './support/http';
-import { createTestDatabase, RunningTestService, sleep, TestDatabase } from '@bank/shared/testing';
+import {
+  closedPort,
+  createTestDatabase,
+  RunningTestService,
+  sleep,
+  TestDatabase,
+  TestServiceProcess,
+} from '@bank/shared/testing';
 import {
   BACKGROUND_OFF,
   createUser,
   SECRET,
   selfPlastic,
   selfVirtual,
+  spawnCardIssue,
   startCardIssue,
 } from '@bank/card-issue/testing';
 import { cardIssueRowCounts } from './support/row-counts';
@@ -98,7 +105,7 @@ describe('faults: the user service down or slow', () => {
   );
 
   it('when it refuses connections: 503 naming the user service, nothing stored', async () => {
-    const refused = await freePort(); // nothing listens there
+    const refused = await closedPort(); // nothing listens there
     const other = await startCardIssue({
       label: 'robust_faults_refused',
       env: { ...BACKGROUND_OFF, ...FAST_FAIL, USER_API_URL: `http://127.0.0.1:${refused}` },
@@ -229,7 +236,7 @@ describe('faults: the branch service hangs', () => {
 
 describe('faults: SIGKILL under load', () => {
   let db: TestDatabase;
-  let child: ChildService | undefined;
+  let child: TestServiceProcess | undefined;
   beforeAll(async () => {
     db = await createTestDatabase('robust_faults_kill');
   });
@@ -239,7 +246,7 @@ describe('faults: SIGKILL under load', () => {
   });
 
   it('loses no write acknowledged with a 2xx', async () => {
-    child = await spawnService('card-issue', {
+    child = await spawnCardIssue({
       DATABASE_URL: db.url,
       X_SECRET: SECRET,
       LOG_LEVEL: 'silent',

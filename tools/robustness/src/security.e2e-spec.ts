@@ -1,14 +1,23 @@
-import { createTestDatabase, RunningTestService, TestDatabase } from '@bank/shared/testing';
-import { ChildService, spawnService } from './support/child';
+import {
+  createTestDatabase,
+  RunningTestService,
+  TestDatabase,
+  TestServiceProcess,
+} from '@bank/shared/testing';
 import { sendJson } from './support/http';
 import {
   aUser,
   BACKGROUND_OFF,
   SECRET,
   selfVirtual,
+  spawnCardIssue,
   startCardIssue,
 } from '@bank/card-issue/testing';
-import { registration, startClientRegistration } from '@bank/client-registration/testing';
+import {
+  registration,
+  spawnClientRegistration,
+  startClientRegistration,
+} from '@bank/client-registration/testing';
 import { assertClientError, errorShapeProblem, leaksOf } from './support/shapes';
 
 /** Values that appear nowhere else, so finding one in a log line can only be a leak. */
@@ -27,7 +36,7 @@ function findLeaks(log: string, secrets: string[]): string[] {
 
 describe('security: logs of a running card-issue process', () => {
   let db: TestDatabase;
-  let child: ChildService | undefined;
+  let child: TestServiceProcess | undefined;
   beforeAll(async () => {
     db = await createTestDatabase('robust_sec_logs_card');
   });
@@ -37,7 +46,7 @@ describe('security: logs of a running card-issue process', () => {
   });
 
   it('never hold the X-secret, passport numbers, phones or e-mails', async () => {
-    child = await spawnService('card-issue', {
+    child = await spawnCardIssue({
       DATABASE_URL: db.url,
       X_SECRET: SECRET,
       LOG_LEVEL: 'trace',
@@ -115,7 +124,7 @@ describe('security: logs of a running card-issue process', () => {
 
 describe('security: logs of a running client-registration process', () => {
   let db: TestDatabase;
-  let child: ChildService | undefined;
+  let child: TestServiceProcess | undefined;
   beforeAll(async () => {
     db = await createTestDatabase('robust_sec_logs_reg');
   });
@@ -125,7 +134,7 @@ describe('security: logs of a running client-registration process', () => {
   });
 
   it('never hold passport numbers, phones or e-mails', async () => {
-    child = await spawnService('client-registration', { DATABASE_URL: db.url, LOG_LEVEL: 'trace' });
+    child = await spawnClientRegistration({ DATABASE_URL: db.url, LOG_LEVEL: 'trace' });
     const url = child.url;
     const body = registration({
       contactInfo: { phone: PII.phone, email: PII.email },

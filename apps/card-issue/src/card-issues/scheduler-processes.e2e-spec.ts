@@ -1,74 +1,36 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import request from 'supertest';
 import { Client } from 'pg';
-import { closedPort, createTestDatabase, eventually, TestDatabase } from '@bank/shared/testing';
-import { SECRET } from '../../test/card-issue.harness';
+import {
+  createTestDatabase,
+  eventually,
+  TestDatabase,
+  TestServiceProcess,
+} from '@bank/shared/testing';
+import { SECRET, spawnCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
 import { createUser } from '../../test/users.fixture';
 
-const ROOT = join(__dirname, '../../../..');
 const API = '/api/v1/card-issue';
 
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  /** The signal that ended the process, or its exit code. */
-  exited: Promise<string>;
-  /** Its JSON log lines. */
-  output: string[];
-}
-
 /** Starts card-issue as its own process (what a Kubernetes replica is), on a free port. */
-async function spawnInstance(databaseUrl: string, logLevel = 'silent'): Promise<Instance> {
-  const port = await closedPort();
-  const child = spawn(
-    process.execPath,
-    ['-r', '@swc-node/register', '-r', 'tsconfig-paths/register', 'apps/card-issue/src/main.ts'],
+function spawnInstance(databaseUrl: string, logLevel = 'silent'): Promise<TestServiceProcess> {
+  return spawnCardIssue(
     {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_OPTIONS: '',
-        TS_NODE_PROJECT: 'apps/card-issue/tsconfig.app.json',
-        SWC_NODE_PROJECT: 'apps/card-issue/tsconfig.app.json',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        X_SECRET: SECRET,
-        LOG_LEVEL: logLevel,
-        SCHEDULER_ENABLED: 'true',
-        SCHEDULER_TICK_MS: '100',
-        SCHEDULER_CREATED_DELAY_MS: '500',
-        SCHEDULER_PROCESSING_DELAY_MS: '500',
-        SCHEDULER_BATCH_SIZE: '10',
-        OUTBOX_TICK_MS: '100',
-        OUTBOX_LEASE_MS: '1000',
-        OUTBOX_RETRY_BASE_MS: '50',
-        OUTBOX_RETRY_MAX_MS: '200',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const output: string[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  // 'close', not 'exit': it comes after the output pipes are drained.
-  const exited = new Promise<string>((resolve) =>
-    child.on('close', (code, signal) => resolve(signal ?? `code ${code}`)),
-  );
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`instance exited: ${stderr}`);
-      const res = await fetch(`${url}/api/health`).catch(() => null);
-      return res?.status === 200;
+      DATABASE_URL: databaseUrl,
+      X_SECRET: SECRET,
+      LOG_LEVEL: logLevel,
+      SCHEDULER_ENABLED: 'true',
+      SCHEDULER_TICK_MS: '100',
+      SCHEDULER_CREATED_DELAY_MS: '500',
+      SCHEDULER_PROCESSING_DELAY_MS: '500',
+      SCHEDULER_BATCH_SIZE: '10',
+      OUTBOX_TICK_MS: '100',
+      OUTBOX_LEASE_MS: '1000',
+      OUTBOX_RETRY_BASE_MS: '50',
+      OUTBOX_RETRY_MAX_MS: '200',
     },
     60_000,
-    200,
   );
-  return { child, url, exited, output };
 }
 
 describe('card-issue replicas as processes (e2e)', () => {
@@ -114,7 +76,7 @@ describe('card-issue replicas as processes (e2e)', () => {
         30_000,
         20,
       );
-      a.child.kill('SIGKILL');
+      a.proc.kill('SIGKILL');
       await a.exited;
 
       await eventually(
@@ -149,12 +111,12 @@ describe('card-issue replicas as processes (e2e)', () => {
 
       // SIGTERM: Nest closes the app (ticks stop, the batch and delivery in flight finish, the
       // server and the database close), then lets the signal end the process.
-      b.child.kill('SIGTERM');
+      b.proc.kill('SIGTERM');
       expect(await b.exited).toBe('SIGTERM');
-      expect(b.output.join('')).toContain('"msg":"Database closed"');
+      expect(b.output()).toContain('"msg":"Database closed"');
     } finally {
       for (const i of [a, b])
-        if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill('SIGKILL');
+        if (i.proc.exitCode === null && i.proc.signalCode === null) i.proc.kill('SIGKILL');
     }
   });
 });
