@@ -3,7 +3,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { DatabaseModule } from '@bank/shared/database';
 import { CoreModule, HealthModule } from '@bank/shared/nest';
 import { CardIssuesModule } from './card-issues/card-issues.module';
-import { CardIssueEnvironment, SERVICE_NAME } from './config/environment';
+import { CardIssueEnvironment, SERVICE_NAME } from './config/environment.config';
 import { DATABASE_OPTIONS } from './database/database.config';
 import { ReferenceServicesModule } from './reference-services/reference-services.module';
 import { IntegrationsModule } from './integrations/integrations.module';

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DatabaseModule } from '@bank/shared/database';
 import { CoreModule, HealthModule } from '@bank/shared/nest';
-import { ClientRegistrationEnvironment, SERVICE_NAME } from './config/environment';
+import { ClientRegistrationEnvironment, SERVICE_NAME } from './config/environment.config';
 import { ClientsModule } from './clients/clients.module';
 import { DATABASE_OPTIONS } from './database/database.config';
 import { ManagersModule } from './managers/managers.module';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runService } from '@bank/shared/nest';
 import { AppModule } from './app.module';
 import { configureApp } from './configure-app';
-import { ClientRegistrationEnvironment, SERVICE_NAME } from './config/environment';
+import { ClientRegistrationEnvironment, SERVICE_NAME } from './config/environment.config';
 import { DATABASE_OPTIONS } from './database/database.config';
 
 runService({

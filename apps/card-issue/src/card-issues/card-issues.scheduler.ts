@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { ENVIRONMENT } from '@bank/shared/nest';
-import { CardIssueEnvironment } from '../config/environment';
+import { CardIssueEnvironment } from '../config/environment.config';
 import { OutboxService } from '../outbox/outbox.service';
 import { IdempotencyService } from './idempotency.service';
 import { StatusMovesService } from './status-moves.service';

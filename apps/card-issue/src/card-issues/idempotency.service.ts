@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@bank/shared/calendar';
 import { ENVIRONMENT } from '@bank/shared/nest';
-import { CardIssueEnvironment } from '../config/environment';
+import { CardIssueEnvironment } from '../config/environment.config';
 import { CardIssuesRepository } from './card-issues.repository';
 import { IdempotencyKeyInProgressError, IdempotencyKeyReusedError } from './card-issues.errors';
 import { CardIssueResponseDto } from './dto/card-issue-response.dto';

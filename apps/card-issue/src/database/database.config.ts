@@ -2,7 +2,7 @@ import { DatabaseModuleOptions } from '@bank/shared/database';
 import { CardIssueRequest } from '../card-issues/entities/card-issue-request.entity';
 import { CardIssueStatusChange } from '../card-issues/entities/card-issue-status-change.entity';
 import { IdempotencyKey } from '../card-issues/entities/idempotency-key.entity';
-import { SERVICE_NAME } from '../config/environment';
+import { SERVICE_NAME } from '../config/environment.config';
 import { BranchEntity } from '../reference-services/branches/entities/branch.entity';
 import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { OperationEntity } from '../reference-services/operations/entities/operation.entity';

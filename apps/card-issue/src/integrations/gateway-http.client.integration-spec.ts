@@ -5,7 +5,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { CoreModule } from '@bank/shared/nest';
 import { closedPort } from '@bank/shared/testing';
 import { aUser } from '../../test/users.fixture';
-import { CardIssueEnvironment, SERVICE_NAME } from '../config/environment';
+import { CardIssueEnvironment, SERVICE_NAME } from '../config/environment.config';
 import { BranchesClient } from './branches/branches.client';
 import { IntegrationsModule } from './integrations.module';
 import { OperationsClient } from './operations/operations.client';

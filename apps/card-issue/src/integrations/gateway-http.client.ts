@@ -5,7 +5,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
 import { ENVIRONMENT } from '@bank/shared/nest';
-import { CardIssueEnvironment, xSecretOf } from '../config/environment';
+import { CardIssueEnvironment, xSecretOf } from '../config/environment.config';
 import { DownstreamService, GatewayOutcome, isTransient } from './gateway-result.model';
 
 /** Header the downstream services authenticate callers with (spec part 5). */

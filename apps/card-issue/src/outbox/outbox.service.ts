@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssuesRepository } from '../card-issues/card-issues.repository';
-import { CardIssueEnvironment } from '../config/environment';
+import { CardIssueEnvironment } from '../config/environment.config';
 import { failureReasonOf } from '../integrations/gateway-result.model';
 import { OperationsClient } from '../integrations/operations/operations.client';
 import { outboxRetryDelayMs } from './outbox.backoff';

@@ -1,5 +1,5 @@
 import { DatabaseModuleOptions } from '@bank/shared/database';
-import { SERVICE_NAME } from '../config/environment';
+import { SERVICE_NAME } from '../config/environment.config';
 import { ClientEntity } from '../clients/entities/client.entity';
 import { ManagerEntity } from '../managers/entities/manager.entity';
 import { CreateManagers1795394100000 } from './migrations/1795394100000-CreateManagers';

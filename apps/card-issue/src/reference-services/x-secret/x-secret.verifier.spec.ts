@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { validateEnvironment } from '@bank/shared/nest';
-import { CardIssueEnvironment, DEV_X_SECRET } from '../../config/environment';
+import { CardIssueEnvironment, DEV_X_SECRET } from '../../config/environment.config';
 import { XSecretVerifier } from './x-secret.verifier';
 
 describe('XSecretVerifier', () => {

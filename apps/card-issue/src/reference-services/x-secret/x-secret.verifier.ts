@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ENVIRONMENT } from '@bank/shared/nest';
-import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from '../../config/environment';
+import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from '../../config/environment.config';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();

@@ -1,6 +1,6 @@
 import { validateEnvironment } from '@bank/shared/nest';
 import { AppModule } from '../app.module';
-import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from './environment';
+import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from './environment.config';
 
 describe('CardIssueEnvironment', () => {
   it('stops start-up in production when X_SECRET is unset or empty, naming the variable', () => {
