@@ -13,7 +13,7 @@ import { Running } from './infra';
 
 // ---------------------------------------------------------------- payloads (the harnesses' builders)
 
-/** The first day a courier may come, whatever day the bench runs (the harness's is fixed). */
+/** A courier date the service accepts whatever day the bench runs (the harness's default is a fixed date). */
 function tomorrowInMoscow(): string {
   return formatDdMmYyyy(plusCalendar(localDateIn(new Date(), 'Europe/Moscow'), { days: 1 }));
 }
@@ -21,11 +21,11 @@ function tomorrowInMoscow(): string {
 /** Request bodies of the load runs, built by the services' test harnesses. */
 export interface Payloads {
   /** A virtual card for `owner`, who holds it too: one user for the service to look up. */
-  virtualCardForSelf(owner: string): object;
+  virtualCardForSelf(owner: string): ReturnType<typeof selfVirtual>;
   /** A plastic card by courier to a recipient given by name: still one user to look up. */
-  plasticCardByCourier(owner: string): object;
+  plasticCardByCourier(owner: string): ReturnType<typeof selfPlastic>;
   /** A client for client-registration, with a passport no other has. */
-  registration(): object;
+  registration(): ReturnType<typeof registration>;
 }
 
 export function createPayloads(): Payloads {

@@ -208,7 +208,7 @@ export function benchmarksDoc(r: BenchResults): string {
     '',
     '## Growth',
     '',
-    "Requests stored with the service's INSERT (5 % due for the scheduler), then ANALYZE; GET by client for a user with 10 requests " +
+    "Requests stored with the service's INSERT (10 % due for the scheduler: 5 % CREATED, 5 % PROCESSING), then ANALYZE; GET by client for a user with 10 requests " +
       '(10 connections, 3 s) and one scheduler batch of 500 due requests (median of 5, rolled back).',
     '',
     growthTable(r.growth),
