@@ -4,7 +4,7 @@
  * one door tools have into the app, @bank/card-issue/testing, loads the whole service (Nest,
  * TypeORM, ...): the physical limit would carry some 60 MB of heap it never runs.
  */
-export interface BaselineStatements {
+interface BaselineStatements {
   insertCardIssue: string;
   selectCardIssueById: string;
   selectCardIssuesByClient: string;

@@ -19,7 +19,7 @@ export interface BenchSettings {
   skipBuild: boolean;
 }
 
-export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   return {
     adminUrl: env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     durationS: Number(env.BENCH_DURATION_S ?? 4),

@@ -39,7 +39,7 @@ export async function createDatabase(ctx: BenchContext, label: string): Promise<
   return databaseUrl(ctx, name);
 }
 
-export function postgresVersion(ctx: BenchContext): Promise<string> {
+function postgresVersion(ctx: BenchContext): Promise<string> {
   return withClient(ctx.settings.adminUrl, async (c) => {
     const { rows } = await c.query<{ v: string }>("SELECT current_setting('server_version') AS v");
     return `PostgreSQL ${rows[0].v}`;

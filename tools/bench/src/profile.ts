@@ -19,7 +19,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-export interface ProfileSummary {
+interface ProfileSummary {
   table: string;
   topFunctions: string;
   /** The stage with the most CPU time, idle excluded. */
@@ -75,7 +75,7 @@ function stageOf(node: ProfileNode): string {
 }
 
 /** Self time per stage from a .cpuprofile written by `node --cpu-prof`. */
-export function analyzeProfile(file: string): ProfileSummary {
+function analyzeProfile(file: string): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();

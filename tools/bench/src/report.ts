@@ -157,7 +157,7 @@ function machineSection(m: Machine): string {
 
 // ---------------------------------------------------------------- docs/benchmarks.md
 
-export interface BenchResults {
+interface BenchResults {
   settings: BenchSettings;
   machine: Machine;
   minutes: number;
