@@ -101,19 +101,19 @@ type SeedRowsQuery = string;
  * Requests numbered from..to (inclusive): `mixed` makes every 20th CREATED, every 20th + 1
  * PROCESSING, the rest READY / PLASTIC_READY, all two hours old (so the due ones are due);
  * `created` makes them all CREATED. About 10 requests per owner at 10^6; a third have a holder
- * of their own. Ids come from the day's sequence, 400,000 per business day from `firstDay`.
+ * of their own. Ids come from the day's sequence, 400,000 per business day from 01-01-2026
+ * (a day has 10^6).
  */
 export function bulkRequests(
   from: number,
   to: number,
   statuses: 'mixed' | 'created',
-  firstDay = '2026-01-01',
 ): SeedRowsQuery {
   const status =
     statuses === 'created'
       ? `'CREATED'`
       : `CASE WHEN i % 20 = 0 THEN 'CREATED' WHEN i % 20 = 1 THEN 'PROCESSING' WHEN i % 2 = 0 THEN 'READY' ELSE 'PLASTIC_READY' END`;
-  return `SELECT to_char(date '${firstDay}' + i / 400000, 'DDMMYYYY') AS business_day,
+  return `SELECT to_char(date '2026-01-01' + i / 400000, 'DDMMYYYY') AS business_day,
        ${status} AS status,
        'X' || lpad((i % 99991)::text, 5, '0') AS card_owner,
        CASE WHEN i % 3 = 0 THEN 'Y' || lpad((i % 99989)::text, 5, '0') END AS holder_user_id,
