@@ -1,27 +1,18 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiSecurity,
-  ApiTags,
 } from '@nestjs/swagger';
 import { BRANCH_SERVICE_TAG } from '../reference-services.openapi';
-import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
+import { XSecretProtected } from '../x-secret/x-secret.decorator';
 import { BranchIdParams } from './dto/branch-params.dto';
 import { BranchDto } from './dto/branch.dto';
 import { BranchesService } from './branches.service';
 import { CardIssueErrorBody } from '@bank/shared/nest';
 
-@ApiTags(BRANCH_SERVICE_TAG)
-@ApiSecurity(X_SECRET_SCHEME)
-@ApiForbiddenResponse({
-  type: CardIssueErrorBody,
-  description: 'X-secret header is invalid or missing',
-})
-@UseGuards(XSecretGuard)
+@XSecretProtected(BRANCH_SERVICE_TAG)
 @Controller('api/v1/branches')
 export class BranchesController {
   constructor(private readonly branches: BranchesService) {}

@@ -1,29 +1,16 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Injectable,
-  Param,
-  Patch,
-  Post,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, Injectable, Param, Patch, Post, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiSecurity,
-  ApiTags,
 } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { OPERATION_SERVICE_TAG } from '../reference-services.openapi';
-import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
+import { XSecretProtected } from '../x-secret/x-secret.decorator';
 import { CardOwnerParams, HolderParams } from './dto/operation-params.dto';
 import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dto/operation.dto';
 import { OperationsService } from './operations.service';
@@ -105,12 +92,6 @@ export abstract class OperationRoutes {
 }
 
 /** {base_url}/operation-api */
-@ApiTags(OPERATION_SERVICE_TAG)
-@ApiSecurity(X_SECRET_SCHEME)
-@ApiForbiddenResponse({
-  type: CardIssueErrorBody,
-  description: 'X-secret header is invalid or missing',
-})
-@UseGuards(XSecretGuard)
+@XSecretProtected(OPERATION_SERVICE_TAG)
 @Controller('api/v1/operations')
 export class OperationsController extends OperationRoutes {}

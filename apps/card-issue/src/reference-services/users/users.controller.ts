@@ -1,31 +1,22 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiSecurity,
-  ApiTags,
 } from '@nestjs/swagger';
-import { X_SECRET_SCHEME, XSecretGuard } from '../x-secret/x-secret.guard';
+import { XSecretProtected } from '../x-secret/x-secret.decorator';
 import { USER_SERVICE_TAG } from '../reference-services.openapi';
 import { CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { UsersService } from './users.service';
 import { CardIssueErrorBody } from '@bank/shared/nest';
 
-@ApiTags(USER_SERVICE_TAG)
-@ApiSecurity(X_SECRET_SCHEME)
-@ApiForbiddenResponse({
-  type: CardIssueErrorBody,
-  description: 'X-secret header is invalid or missing',
-})
-@UseGuards(XSecretGuard)
+@XSecretProtected(USER_SERVICE_TAG)
 @Controller('api/v1/users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
