@@ -10,7 +10,7 @@ import {
   SELECT_CARD_ISSUE_BY_ID_SQL,
 } from '@bank/card-issue/testing';
 import { statementsEnv } from './baseline-statements';
-import { BenchContext, ROOT, log, sleep } from './context';
+import { BenchContext, ROOT, createContext, log, sleep } from './context';
 
 // ---------------------------------------------------------------- databases
 
@@ -243,4 +243,16 @@ export async function cleanup(ctx: BenchContext): Promise<void> {
       c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
     ).catch((e: unknown) => log('drop failed', name, e));
   }
+}
+
+/** Runs a bench entry point with a fresh context; cleans up after it, whether it failed or not. */
+export function runWithContext(main: (ctx: BenchContext) => Promise<void>): void {
+  const ctx = createContext();
+  main(ctx)
+    .then(() => cleanup(ctx))
+    .catch(async (error: unknown) => {
+      console.error(error);
+      await cleanup(ctx);
+      process.exit(1);
+    });
 }

@@ -10,12 +10,12 @@
  * BENCH_CONNECTIONS (10,50,100). BENCH_ONLY=<regex> runs only the load scenarios whose name matches
  * and prints their table: no profile, scheduler or growth, and docs/benchmarks.md is left as is.
  */
-import { BenchContext, createContext, log } from './context';
+import { BenchContext, log } from './context';
 import { createLoadFixtures, createPayloads } from './fixtures';
 import { growthBench } from './growth';
 import {
   buildServices,
-  cleanup,
+  runWithContext,
   createDatabase,
   describeMachine,
   startBaseline,
@@ -78,11 +78,4 @@ async function main(ctx: BenchContext): Promise<void> {
   log(`done in ${minutes.toFixed(1)} minutes`);
 }
 
-const ctx = createContext();
-main(ctx)
-  .then(() => cleanup(ctx))
-  .catch(async (error: unknown) => {
-    console.error(error);
-    await cleanup(ctx);
-    process.exit(1);
-  });
+runWithContext(main);

@@ -10,9 +10,9 @@
  * 127.0.0.1:5432), dropped after.
  */
 import { createUser } from '@bank/card-issue/testing';
-import { BenchContext, createContext, sleep } from './context';
+import { BenchContext, sleep } from './context';
 import { createPayloads } from './fixtures';
-import { cleanup, createDatabase, startCardIssue } from './infra';
+import { createDatabase, runWithContext, startCardIssue } from './infra';
 import { load } from './load';
 import { Scenario } from './scenarios';
 
@@ -48,11 +48,4 @@ async function main(ctx: BenchContext): Promise<void> {
     );
 }
 
-const ctx = createContext();
-main(ctx)
-  .then(() => cleanup(ctx))
-  .catch(async (error: unknown) => {
-    console.error(error);
-    await cleanup(ctx);
-    process.exit(1);
-  });
+runWithContext(main);
