@@ -1,12 +1,9 @@
-import { statSync } from 'node:fs';
 import createClient from 'openapi-fetch';
-import { Browser } from 'playwright-core';
 import { RunningTestService } from '@bank/shared/testing';
 import { aUser, startCardIssue } from '@bank/card-issue/testing';
 import type { CardIssueApi } from './lib/api-types';
-import { OpenApiDocument, operationsOf } from './lib/openapi-documents';
 import { SERVICES, TEST_X_SECRET } from './lib/services';
-import { describeWithBrowser, launchChromium, readSwaggerUi } from './lib/swagger-ui';
+import { describeSwaggerUi } from './lib/swagger-ui';
 
 type CreateUser = CardIssueApi.components['schemas']['CreateUserDto'];
 
@@ -77,24 +74,5 @@ describe('card-issue over real HTTP (api-contract)', () => {
     });
   });
 
-  describeWithBrowser('Swagger UI in headless Chromium', () => {
-    let browser: Browser;
-
-    beforeAll(async () => {
-      browser = await launchChromium();
-    });
-
-    afterAll(async () => {
-      await browser?.close();
-    });
-
-    it('lists every operation of the served document and renders', async () => {
-      const document = (await (await fetch(`${t.url}/docs-json`)).json()) as OpenApiDocument;
-      const page = await readSwaggerUi(browser, t.url, 'card-issue-swagger-ui');
-
-      expect(page.title).toContain(document.info.title);
-      expect([...page.operations].sort()).toEqual(operationsOf(document).sort());
-      expect(statSync(page.screenshot).size).toBeGreaterThan(10_000);
-    });
-  });
+  describeSwaggerUi(() => t.url, 'card-issue-swagger-ui');
 });

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Browser, chromium } from 'playwright-core';
-import { repoPath } from './openapi-documents';
+import { OpenApiDocument, operationsOf, repoPath } from './openapi-documents';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it when missing). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -70,4 +69,32 @@ export async function readSwaggerUi(
   } finally {
     await page.close();
   }
+}
+
+/**
+ * The Swagger UI check of one service, declared inside that service's describe: the page
+ * served at /docs lists every operation of the document served at /docs-json, and renders.
+ */
+export function describeSwaggerUi(serviceUrl: () => string, screenshotName: string): void {
+  describeWithBrowser('Swagger UI in headless Chromium', () => {
+    let browser: Browser;
+
+    beforeAll(async () => {
+      browser = await launchChromium();
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it('lists every operation of the served document and renders', async () => {
+      const url = serviceUrl();
+      const document = (await (await fetch(`${url}/docs-json`)).json()) as OpenApiDocument;
+      const page = await readSwaggerUi(browser, url, screenshotName);
+
+      expect(page.title).toContain(document.info.title);
+      expect([...page.operations].sort()).toEqual(operationsOf(document).sort());
+      expect(statSync(page.screenshot).size).toBeGreaterThan(10_000);
+    });
+  });
 }
