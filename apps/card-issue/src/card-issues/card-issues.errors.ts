@@ -22,13 +22,21 @@ export class StatusNotAllowedError extends DomainError {
   }
 }
 
-/** A downstream service is down or too slow: nothing was stored, the caller may retry. */
+/**
+ * A downstream service is down or too slow: nothing was stored, the caller may retry after
+ * Retry-After (the service's own, the breaker's cool-down, or one second).
+ */
 export class DownstreamUnavailableError extends DomainError {
   readonly code = 'DOWNSTREAM_UNAVAILABLE';
   readonly httpStatus = 503;
+  override readonly retryAfterSeconds: number;
 
-  constructor(readonly service: string) {
+  constructor(
+    readonly service: string,
+    retryAfterMs?: number,
+  ) {
     super(`The ${service} is unavailable; the request was not stored, retry later`);
+    this.retryAfterSeconds = Math.max(1, Math.ceil((retryAfterMs ?? 0) / 1_000));
   }
 }
 

@@ -5,6 +5,7 @@ import { DownstreamService, GatewayResult } from '../integrations/gateway-result
 import { DownstreamUser, NewUser, UsersClient } from '../integrations/users/users.client';
 import { OutboxService } from '../outbox/outbox.service';
 import { CardIssuesRepository, NewCardIssueRow } from './card-issues.repository';
+import { DownstreamBudget } from '../integrations/gateway-http.client';
 import { CardIssuesService } from './card-issues.service';
 import { DownstreamUnavailableError } from './card-issues.errors';
 import { CardIssueRequestDto } from './dto/card-issue-request.dto';
@@ -130,6 +131,7 @@ describe('CardIssuesService.create', () => {
         { provide: UsersClient, useValue: users },
         { provide: BranchesClient, useValue: branches },
         { provide: OutboxService, useValue: { kick: () => kicks++ } },
+        { provide: DownstreamBudget, useValue: { run: <T>(work: () => Promise<T>) => work() } },
         { provide: Clock, useValue: new FixedClock('2026-11-23T09:00:00.000Z') },
         { provide: BUSINESS_TIME_ZONE, useValue: 'Europe/Moscow' },
       ],

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 import { requestIdBusinessDay } from '@bank/shared/identifiers';
 import { BranchesClient, DownstreamBranch } from '../integrations/branches/branches.client';
+import { DownstreamBudget } from '../integrations/gateway-http.client';
 import { GatewayResult } from '../integrations/gateway-result.model';
 import { DownstreamUser, UsersClient } from '../integrations/users/users.client';
 import { CreateUserDto } from '../contracts/user.dto';
@@ -45,16 +46,19 @@ export class CardIssuesService {
     private readonly users: UsersClient,
     private readonly branches: BranchesClient,
     private readonly outbox: OutboxService,
+    private readonly budget: DownstreamBudget,
     private readonly clock: Clock,
     @Inject(BUSINESS_TIME_ZONE) private readonly timeZone: string,
   ) {}
 
   async create(dto: CardIssueRequestDto, idempotencyKey?: string): Promise<CreateResult> {
-    if (!idempotencyKey) return { response: await this.process(dto, null), replayed: false };
+    // One downstream time budget for everything this request asks of other services.
+    const run = () => this.budget.run(() => this.process(dto, idempotencyKey ?? null));
+    if (!idempotencyKey) return { response: await run(), replayed: false };
     const stored = await this.idempotency.claim(idempotencyKey, dto);
     if (stored) return { response: stored, replayed: true };
     try {
-      return { response: await this.process(dto, idempotencyKey), replayed: false };
+      return { response: await run(), replayed: false };
     } catch (error) {
       await this.idempotency.release(idempotencyKey);
       throw error;
@@ -165,7 +169,7 @@ export class CardIssuesService {
         { service: result.service, reason: result.reason },
         'Downstream service unavailable',
       );
-      throw new DownstreamUnavailableError(result.service);
+      throw new DownstreamUnavailableError(result.service, result.retryAfterMs);
     }
   }
 

@@ -77,6 +77,30 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Max(60_000)
   DOWNSTREAM_RETRY_DELAY_MS = 100;
 
+  /**
+   * Time one incoming request may spend on downstream calls, all attempts, backoffs and
+   * Retry-After waits included; past it the request answers 503 at once.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(120_000)
+  DOWNSTREAM_REQUEST_BUDGET_MS = 3_000;
+
+  /** Consecutive failed attempts that open a downstream service's circuit breaker; 0: no breaker. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000)
+  DOWNSTREAM_BREAKER_FAILURES = 5;
+
+  /** How long an open breaker fails calls fast before one probe call may try the service again. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  DOWNSTREAM_BREAKER_COOLDOWN_MS = 5_000;
+
   /** Automatic status moves (README: Scheduler). Off: nothing moves by itself. */
   @Transform(toBoolean)
   @IsBoolean()

@@ -1,9 +1,8 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { CoreModule } from '@bank/shared/nest';
 import { closedPort } from '@bank/shared/testing';
+import { json, StubServer } from '../../test/stub-server';
 import { aUser } from '../../test/users.fixture';
 import { CardIssueEnvironment, SERVICE_NAME } from '../config/environment.config';
 import { BranchesClient } from './branches/branches.client';
@@ -19,62 +18,6 @@ import { NewUser, UsersClient } from './users/users.client';
 
 const SECRET = 'stub-secret-value';
 const OPERATION_ID = '3f0e4a52-8f3e-4c55-a0a4-2b8d3c1f9e77';
-
-interface Hit {
-  method: string;
-  url: string;
-  secret: string | undefined;
-  body: string;
-  /** Client port of the connection the request came on. */
-  port: number | undefined;
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse, hit: Hit) => void;
-
-class StubServer {
-  readonly hits: Hit[] = [];
-  handler: Handler = (_req, res) => json(res, 200, {});
-  private readonly server: Server;
-
-  constructor() {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        const hit: Hit = {
-          method: req.method ?? '',
-          url: req.url ?? '',
-          secret: req.headers['x-secret'] as string | undefined,
-          body,
-          port: req.socket.remotePort,
-        };
-        this.hits.push(hit);
-        this.handler(req, res, hit);
-      });
-    });
-  }
-
-  async start(): Promise<string> {
-    // Node's default 5 s would let the stub drop an idle pooled socket just as a slow CI run reuses it.
-    this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  reset(handler: Handler): void {
-    this.hits.length = 0;
-    this.handler = handler;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
 
 /** A valid user (the harness's builder), as the gateway sends it on. */
 const newUser: NewUser = aUser();
@@ -97,6 +40,9 @@ async function gatewaysAgainst(
           DOWNSTREAM_TIMEOUT_MS: '200',
           DOWNSTREAM_RETRIES: '2',
           DOWNSTREAM_RETRY_DELAY_MS: '10',
+          // These cases count every attempt; the breaker has its own tests (circuit-breaker.spec.ts
+          // and card-issues-downstream-budget.e2e-spec.ts).
+          DOWNSTREAM_BREAKER_FAILURES: '0',
           ...overrides,
         },
       }),

@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -6,7 +8,13 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment.config';
-import { DownstreamService, GatewayOutcome, isTransient } from './gateway-result.model';
+import { CircuitBreaker } from './circuit-breaker';
+import {
+  DownstreamService,
+  GatewayOutcome,
+  isTransient,
+  parseRetryAfter,
+} from './gateway-result.model';
 
 /** Header the downstream services authenticate callers with (spec part 5). */
 const X_SECRET_HEADER = 'X-secret';
@@ -28,17 +36,41 @@ export interface GatewayRequest {
    * a sequence, a create keyed by the caller's own id). Only those are retried.
    */
   idempotent: boolean;
+  /** Further request headers (e.g. an Idempotency-Key the service honours). */
+  headers?: Record<string, string>;
+}
+
+/** Monotonic milliseconds: deadlines and the breakers' cool-downs do not jump with the wall clock. */
+const monotonicNow = (): number => performance.now();
+
+/** The deadline (monotonic ms) of the incoming request whose downstream calls run in this scope. */
+const requestDeadline = new AsyncLocalStorage<number>();
+
+/**
+ * One time budget (DOWNSTREAM_REQUEST_BUDGET_MS) for every downstream call an incoming request
+ * makes, attempts, backoffs and Retry-After waits included. Calls outside `run` (the outbox)
+ * get a budget of their own per call.
+ */
+@Injectable()
+export class DownstreamBudget {
+  constructor(@Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment) {}
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return requestDeadline.run(monotonicNow() + this.env.DOWNSTREAM_REQUEST_BUDGET_MS, work);
+  }
 }
 
 /**
  * HTTP to the downstream services, shared by the three gateways: base URL, X-secret, timeout,
- * retries with exponential backoff for idempotent calls. Never throws and never logs headers
- * or bodies (they carry the secret and personal data).
+ * retries with exponential backoff (or the service's Retry-After) for idempotent calls, all
+ * within the request's budget, and a circuit breaker per service. Never throws and never logs
+ * headers or bodies (they carry the secret and personal data).
  */
 @Injectable()
 export class GatewayHttp {
   private readonly logger = new Logger('GatewayHttp');
   private readonly configured: Record<DownstreamService, string | undefined>;
+  private readonly breakers: Record<DownstreamService, CircuitBreaker>;
 
   constructor(
     private readonly http: HttpService,
@@ -49,6 +81,17 @@ export class GatewayHttp {
       'user service': env.USER_API_URL,
       'branch service': env.BRANCH_API_URL,
       'operation service': env.OPERATION_API_URL,
+    };
+    const breaker = () =>
+      new CircuitBreaker({
+        failureThreshold: env.DOWNSTREAM_BREAKER_FAILURES,
+        cooldownMs: env.DOWNSTREAM_BREAKER_COOLDOWN_MS,
+        now: monotonicNow,
+      });
+    this.breakers = {
+      'user service': breaker(),
+      'branch service': breaker(),
+      'operation service': breaker(),
     };
   }
 
@@ -88,15 +131,44 @@ export class GatewayHttp {
         reason: 'no base URL configured and the service is not listening',
       };
     }
-    const attempts = request.idempotent ? 1 + this.env.DOWNSTREAM_RETRIES : 1;
+    const deadline =
+      requestDeadline.getStore() ?? monotonicNow() + this.env.DOWNSTREAM_REQUEST_BUDGET_MS;
+    const breaker = this.breakers[service];
+    const maxAttempts = request.idempotent ? 1 + this.env.DOWNSTREAM_RETRIES : 1;
     let outcome: GatewayOutcome = { kind: 'unavailable', reason: 'not attempted' };
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) await sleep(this.backoff(attempt - 1));
-      outcome = await this.once(base, request);
-      if (!isTransient(outcome)) break;
+    let attempts = 0;
+    for (;;) {
+      const remaining = Math.floor(deadline - monotonicNow());
+      if (remaining <= 0) {
+        if (attempts === 0) outcome = { kind: 'unavailable', reason: 'request budget spent' };
+        break;
+      }
+      const decision = breaker.decide();
+      if (!decision.allowed) {
+        outcome = {
+          kind: 'unavailable',
+          reason: 'circuit open after repeated failures',
+          retryAfterMs: decision.retryAfterMs,
+        };
+        break;
+      }
+      attempts++;
+      outcome = await this.once(base, request, Math.min(this.env.DOWNSTREAM_TIMEOUT_MS, remaining));
+      if (isTransient(outcome)) breaker.failed();
+      else breaker.succeeded();
+      if (!isTransient(outcome) || attempts >= maxAttempts) break;
+      // The service's Retry-After is honoured when it fits the budget; otherwise fail fast and
+      // pass it on to our caller.
+      const wait = Math.max(this.backoff(attempts), outcome.retryAfterMs ?? 0);
+      if (monotonicNow() + wait >= deadline) break;
+      await sleep(wait);
     }
     if (outcome.kind === 'answered' && outcome.status >= 500) {
-      outcome = { kind: 'unavailable', reason: `answered ${outcome.status}` };
+      outcome = {
+        kind: 'unavailable',
+        reason: `answered ${outcome.status}`,
+        ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+      };
     }
     if (outcome.kind === 'unavailable') {
       this.logger.warn(
@@ -113,8 +185,11 @@ export class GatewayHttp {
     return base * 2 ** (retry - 1) + Math.floor(Math.random() * (base + 1));
   }
 
-  private async once(base: string, request: GatewayRequest): Promise<GatewayOutcome> {
-    const timeout = this.env.DOWNSTREAM_TIMEOUT_MS;
+  private async once(
+    base: string,
+    request: GatewayRequest,
+    timeout: number,
+  ): Promise<GatewayOutcome> {
     try {
       // The axios instance of HttpService (its agents and defaults) called directly: the
       // Observable wrapper cancels every finished call on unsubscribe, which builds a
@@ -126,6 +201,7 @@ export class GatewayHttp {
         headers: {
           [X_SECRET_HEADER]: xSecretOf(this.env),
           Accept: 'application/json',
+          ...request.headers,
           ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
         // Socket inactivity (timeout) and the whole exchange (signal) are both bounded.
@@ -135,7 +211,16 @@ export class GatewayHttp {
         responseType: 'json',
         validateStatus: () => true,
       });
-      return { kind: 'answered', status: response.status, body: response.data };
+      const retryAfterMs =
+        response.status === 503 || response.status === 429
+          ? parseRetryAfter(response.headers['retry-after'], Date.now())
+          : undefined;
+      return {
+        kind: 'answered',
+        status: response.status,
+        body: response.data,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      };
     } catch (error) {
       return { kind: 'unavailable', reason: describeFailure(error, timeout) };
     }

@@ -2,6 +2,7 @@ import {
   GatewayOutcome,
   failureReasonOf,
   isTransient,
+  parseRetryAfter,
   toGatewayResult,
 } from './gateway-result.model';
 
@@ -110,5 +111,39 @@ describe('failureReasonOf', () => {
     ).toBe('answered 503');
     expect(failureReasonOf({ kind: 'conflict', message: 'other owner' })).toBe('other owner');
     expect(failureReasonOf({ kind: 'not-found' })).toBe('not-found');
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-11-23T09:00:00.000Z');
+
+  it('reads delay-seconds', () => {
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter(' 30 ', now)).toBe(30_000);
+  });
+
+  it('reads an HTTP-date, a past one as 0', () => {
+    expect(parseRetryAfter('Mon, 23 Nov 2026 09:00:05 GMT', now)).toBe(5_000);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 08:00:00 GMT', now)).toBe(0);
+  });
+
+  it.each([undefined, '', '-1', '1.5', 'soon', ['1']])('ignores %p', (value) => {
+    expect(parseRetryAfter(value, now)).toBeUndefined();
+  });
+});
+
+describe('toGatewayResult keeps a Retry-After', () => {
+  it('of a 429 and of an outage', () => {
+    expect(
+      toGatewayResult('user service', { ...answered(429), retryAfterMs: 2_000 }, [200]),
+    ).toEqual({
+      kind: 'unavailable',
+      service: 'user service',
+      reason: 'answered 429',
+      retryAfterMs: 2_000,
+    });
+    expect(
+      toGatewayResult('user service', { kind: 'unavailable', reason: 'x', retryAfterMs: 5 }, [200]),
+    ).toEqual({ kind: 'unavailable', service: 'user service', reason: 'x', retryAfterMs: 5 });
   });
 });

@@ -6,13 +6,20 @@ export type GatewayResult<T> =
   | { kind: 'ok'; value: T }
   | { kind: 'not-found' }
   | { kind: 'conflict'; message: string }
-  | { kind: 'unavailable'; service: DownstreamService; reason: string };
+  | {
+      kind: 'unavailable';
+      service: DownstreamService;
+      reason: string;
+      /** When the service may be asked again (its own Retry-After, or the breaker's cool-down). */
+      retryAfterMs?: number;
+    };
 
 export type DownstreamService = 'user service' | 'branch service' | 'operation service';
 
-/** The last answer of a call, or why there was none. */
+/** The last answer of a call, or why there was none; retryAfterMs from a Retry-After header or the breaker. */
 export type GatewayOutcome =
-  { kind: 'answered'; status: number; body: unknown } | { kind: 'unavailable'; reason: string };
+  | { kind: 'answered'; status: number; body: unknown; retryAfterMs?: number }
+  | { kind: 'unavailable'; reason: string; retryAfterMs?: number };
 
 /** An outcome worth another attempt (idempotent calls only): no answer, 5xx, 429 or 408. */
 export function isTransient(outcome: GatewayOutcome): boolean {
@@ -39,8 +46,7 @@ export function toGatewayResult<T>(
   okStatuses: number[],
   options: { emptyBody?: boolean } = {},
 ): GatewayResult<T> {
-  if (outcome.kind === 'unavailable')
-    return { kind: 'unavailable', service, reason: outcome.reason };
+  if (outcome.kind === 'unavailable') return { ...outcome, service };
   const { status, body } = outcome;
   if (okStatuses.includes(status)) {
     if (options.emptyBody) return { kind: 'ok', value: undefined as T };
@@ -59,7 +65,25 @@ export function toGatewayResult<T>(
     const message = isObject(body) && typeof body.message === 'string' ? body.message : 'Conflict';
     return { kind: 'conflict', message };
   }
-  return { kind: 'unavailable', service, reason: `answered ${status}` };
+  return {
+    kind: 'unavailable',
+    service,
+    reason: `answered ${status}`,
+    ...(outcome.retryAfterMs === undefined ? {} : { retryAfterMs: outcome.retryAfterMs }),
+  };
+}
+
+/**
+ * A Retry-After header in milliseconds: delay-seconds or an HTTP-date (RFC 9110 10.2.3);
+ * undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: unknown, nowMs: number): number | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  if (!/^[A-Za-z]{3}, /.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
 /** Why a call did not succeed, in words fit for a log line or a stored error. */

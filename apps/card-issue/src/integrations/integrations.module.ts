@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { BranchesClient } from './branches/branches.client';
-import { GatewayHttp } from './gateway-http.client';
+import { DownstreamBudget, GatewayHttp } from './gateway-http.client';
 import { OperationsClient } from './operations/operations.client';
 import { UsersClient } from './users/users.client';
 
@@ -18,8 +18,8 @@ import { UsersClient } from './users/users.client';
       }),
     }),
   ],
-  providers: [GatewayHttp, UsersClient, BranchesClient, OperationsClient],
-  exports: [UsersClient, BranchesClient, OperationsClient],
+  providers: [GatewayHttp, DownstreamBudget, UsersClient, BranchesClient, OperationsClient],
+  exports: [DownstreamBudget, UsersClient, BranchesClient, OperationsClient],
 })
 export class IntegrationsModule implements OnApplicationShutdown {
   constructor(private readonly http: HttpService) {}

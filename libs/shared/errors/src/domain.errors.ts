@@ -9,6 +9,8 @@ export abstract class DomainError extends Error {
   abstract readonly httpStatus: number;
   /** A short human title; the registration service shows it as `error`. */
   readonly title?: string;
+  /** For a 503/429: seconds after which a retry may succeed; sent as the Retry-After header. */
+  readonly retryAfterSeconds?: number;
 
   constructor(message: string) {
     super(message);

@@ -15,6 +15,8 @@ export interface Problem {
   message: string;
   title?: string;
   fieldErrors?: FieldError[];
+  /** Sent as the Retry-After header (seconds). */
+  retryAfterSeconds?: number;
   /** True when the failure was not anticipated and must be logged with its stack. */
   unexpected: boolean;
 }
@@ -121,6 +123,9 @@ export function toProblem(exception: unknown): Problem {
       code: exception.code,
       message: exception.message,
       title: exception.title,
+      ...(exception.retryAfterSeconds === undefined
+        ? {}
+        : { retryAfterSeconds: exception.retryAfterSeconds }),
       unexpected: false,
     };
   }

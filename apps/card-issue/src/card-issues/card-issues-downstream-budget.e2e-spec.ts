@@ -1,0 +1,141 @@
+import request from 'supertest';
+import { createTestDatabase, RunningTestService, sleep, TestDatabase } from '@bank/shared/testing';
+import { BACKGROUND_OFF, startCardIssue } from '../../test/card-issue.harness';
+import { selfVirtual } from '../../test/card-issue-requests.fixture';
+import { json, StubServer } from '../../test/stub-server';
+import { aUser } from '../../test/users.fixture';
+
+const API = '/api/v1/card-issue';
+const OWNER = 'XOWNR1';
+
+/**
+ * The downstream budget (issue 13, item 6): one deadline per incoming request across every
+ * attempt, the user service's Retry-After honoured when it fits and passed on when not, and a
+ * circuit breaker that fails a dead service fast and closes by itself. The user service is a
+ * stub (it counts hits); everything else is this deployment's own, over real HTTP.
+ */
+describe('card issue API with a failing user service: budget, Retry-After, breaker (e2e)', () => {
+  const stub = new StubServer();
+  let stubUrl: string;
+  let db: TestDatabase;
+  const apps: RunningTestService[] = [];
+
+  const userHits = () => stub.hits.filter((hit) => hit.url.startsWith('/user-api/')).length;
+  const healthy = () =>
+    stub.reset((req, res) => json(res, 200, { ...aUser(), id: req.url?.split('/').pop() }));
+
+  /** A card-issue instance whose user service is the stub. */
+  const boot = async (env: Record<string, string>) => {
+    const t = await startCardIssue({
+      db,
+      env: {
+        ...BACKGROUND_OFF,
+        USER_API_URL: `${stubUrl}/user-api`,
+        DOWNSTREAM_RETRY_DELAY_MS: '10',
+        ...env,
+      },
+    });
+    apps.push(t);
+    return t;
+  };
+
+  beforeAll(async () => {
+    stubUrl = await stub.start();
+    db = await createTestDatabase('card_issue_budget');
+  });
+
+  afterAll(async () => {
+    for (const t of apps) await t.close();
+    await stub.stop();
+    await db?.drop();
+  });
+
+  it('a user service that never answers: 503 with Retry-After once the budget is spent, before one timeout would have ended', async () => {
+    const timeoutMs = 2_000;
+    const t = await boot({
+      DOWNSTREAM_TIMEOUT_MS: String(timeoutMs),
+      DOWNSTREAM_RETRIES: '2',
+      DOWNSTREAM_REQUEST_BUDGET_MS: '500',
+      DOWNSTREAM_BREAKER_FAILURES: '0',
+    });
+    stub.reset(() => undefined); // holds every request open
+    const started = Date.now();
+    const res = await request(t.url).post(API).send(selfVirtual(OWNER));
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.body.message).toContain('user service');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Without the budget: 3 attempts of 2 s each. With it, the answer beats even one timeout.
+    expect(elapsed).toBeLessThan(timeoutMs);
+    expect(userHits()).toBe(1);
+  });
+
+  it("honours the user service's Retry-After when it fits the budget", async () => {
+    const t = await boot({
+      DOWNSTREAM_TIMEOUT_MS: '1000',
+      DOWNSTREAM_RETRIES: '2',
+      DOWNSTREAM_REQUEST_BUDGET_MS: '5000',
+    });
+    const at: number[] = [];
+    stub.reset((_req, res) => {
+      at.push(Date.now());
+      if (at.length === 1) {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end('{}');
+      } else json(res, 200, { ...aUser(), id: OWNER });
+    });
+    const res = await request(t.url).post(API).send(selfVirtual(OWNER));
+    expect(res.status).toBe(201);
+    expect(at).toHaveLength(2);
+    // Backoff alone would have retried after ~10-20 ms; the second call waited the second asked for.
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(950);
+  });
+
+  it('a Retry-After longer than the budget: no wait, one call, and our 503 passes it on', async () => {
+    const t = await boot({
+      DOWNSTREAM_TIMEOUT_MS: '1000',
+      DOWNSTREAM_RETRIES: '2',
+      DOWNSTREAM_REQUEST_BUDGET_MS: '2000',
+    });
+    stub.reset((_req, res) =>
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '30' }).end('{}'),
+    );
+    const res = await request(t.url).post(API).send(selfVirtual(OWNER));
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('30');
+    expect(userHits()).toBe(1);
+  });
+
+  it('the breaker opens after repeated failures (later calls never reach the service) and closes by itself once it is healthy', async () => {
+    const cooldownMs = 1_000;
+    const t = await boot({
+      DOWNSTREAM_TIMEOUT_MS: '1000',
+      DOWNSTREAM_RETRIES: '2',
+      DOWNSTREAM_REQUEST_BUDGET_MS: '3000',
+      DOWNSTREAM_BREAKER_FAILURES: '3',
+      DOWNSTREAM_BREAKER_COOLDOWN_MS: String(cooldownMs),
+    });
+    stub.reset((_req, res) => json(res, 500, {}));
+    expect((await request(t.url).post(API).send(selfVirtual(OWNER))).status).toBe(503);
+    expect(userHits()).toBe(3);
+
+    // Open: fails fast without a call, and tells when to come back.
+    for (let i = 0; i < 5; i++) {
+      const res = await request(t.url).post(API).send(selfVirtual(OWNER));
+      expect(res.status).toBe(503);
+      expect(Number(res.headers['retry-after'])).toBe(1);
+    }
+    expect(userHits()).toBe(3);
+
+    // The service recovers; after the cool-down one probe goes through and closes the breaker.
+    healthy();
+    let answered = 0;
+    for (let i = 0; i < 40 && answered !== 201; i++) {
+      await sleep(100);
+      answered = (await request(t.url).post(API).send(selfVirtual(OWNER))).status;
+    }
+    expect(answered).toBe(201);
+    expect(userHits()).toBe(1);
+    expect((await request(t.url).post(API).send(selfVirtual(OWNER))).status).toBe(201);
+    expect(userHits()).toBe(2);
+  });
+});
