@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 import { requestIdBusinessDay } from '@bank/shared/identifiers';
@@ -83,7 +84,11 @@ export class CardIssuesService {
     // A third party is created only for a request that will be stored as CREATED.
     const thirdParty = request.cardHolder.user;
     if (!failureReason && thirdParty) {
-      const created = await this.createThirdPartyHolder(request.cardHolder, thirdParty);
+      const created = await this.createThirdPartyHolder(
+        request.cardHolder,
+        thirdParty,
+        holderCreationKey(request.cardOwner, thirdParty, idempotencyKey),
+      );
       if ('failureReason' in created) failureReason = created.failureReason;
       else holder = created;
     }
@@ -115,12 +120,17 @@ export class CardIssuesService {
     return null;
   }
 
-  /** Creates the third party (cardHolder.user) in the user service; the holder then carries its new id. */
+  /**
+   * Creates the third party (cardHolder.user) in the user service; the holder then carries its
+   * new id. The key makes a retry of this request find the user an earlier attempt created
+   * (docs/decisions.md: the third-party holder after a timeout).
+   */
   private async createThirdPartyHolder(
     holder: CardHolderDto,
     user: CreateUserDto,
+    key: string,
   ): Promise<StoredHolder | { failureReason: string }> {
-    const created = await this.users.createUser(user);
+    const created = await this.users.createUser(user, key);
     this.throwIfUnavailable(created);
     if (created.kind === 'ok') {
       return {
@@ -211,6 +221,20 @@ export class CardIssuesService {
     this.outbox.kick();
     return toCardIssueResponse(updated);
   }
+}
+
+/**
+ * The Idempotency-Key sent to the user service with the creation of a third-party holder: a
+ * hash of the card request's own key (none: null), its owner and the holder's data, so a retry
+ * of the same request creates no second user and finds the first.
+ */
+export function holderCreationKey(
+  cardOwner: string,
+  holder: CreateUserDto,
+  idempotencyKey: string | null,
+): string {
+  const source = JSON.stringify([idempotencyKey, cardOwner, holder]);
+  return `card-issue-holder-${createHash('sha256').update(source).digest('hex')}`;
 }
 
 /**

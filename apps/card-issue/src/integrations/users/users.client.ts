@@ -60,15 +60,18 @@ export class UsersClient {
   }
 
   /**
-   * ok with the stored user and its new id, conflict (passport already registered, message from
-   * the service), or unavailable. Never retried: a repeated create could make a second user.
+   * ok with the stored user and its new id, conflict (passport already registered, or the key
+   * used for another user; message from the service), or unavailable. With an idempotency key
+   * the service answers a repeat with the user it created for that key, so the call is retried
+   * (and a caller's retry after a timeout finds the same user); without one it is sent once.
    */
-  async createUser(user: NewUser): Promise<GatewayResult<DownstreamUser>> {
+  async createUser(user: NewUser, idempotencyKey?: string): Promise<GatewayResult<DownstreamUser>> {
     const outcome = await this.http.send(SERVICE, {
       method: 'POST',
       path: '/api/v1/users',
       body: user,
-      idempotent: false,
+      idempotent: idempotencyKey !== undefined,
+      ...(idempotencyKey === undefined ? {} : { headers: { 'Idempotency-Key': idempotencyKey } }),
     });
     return toGatewayResult<DownstreamUser>(SERVICE, outcome, [201, 200]);
   }

@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -15,6 +16,9 @@ import { CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { UsersService } from './users.service';
 import { CardIssueErrorBody } from '@bank/shared/nest';
+import { RequestValidationError } from '@bank/shared/errors';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 @XSecretProtected(USER_SERVICE_TAG)
 @Controller('api/v1/users')
@@ -23,14 +27,34 @@ export class UsersController {
 
   @Post()
   @ApiOperation({ summary: 'Create a user' })
-  @ApiCreatedResponse({ type: UserDto, description: 'The stored user with its new id' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Up to 255 visible ASCII characters. A create repeated with the same key answers the user that key ' +
+      'created (the card issue gateway sends one, so its retries after a timeout make no second user).',
+  })
+  @ApiCreatedResponse({
+    type: UserDto,
+    description: 'The stored user with its new id (or the one created earlier with the same key)',
+  })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Validation failed' })
   @ApiConflictResponse({
     type: CardIssueErrorBody,
-    description: 'A user with the same passport series and number is already registered',
+    description:
+      'A user with the same passport series and number is already registered, or the Idempotency-Key ' +
+      'already created a user with another passport',
   })
-  create(@Body() body: CreateUserDto): Promise<UserDto> {
-    return this.users.create(body);
+  create(
+    @Body() body: CreateUserDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+  ): Promise<UserDto> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new RequestValidationError([
+        { path: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' },
+      ]);
+    }
+    return this.users.create(body, idempotencyKey);
   }
 
   @Get()

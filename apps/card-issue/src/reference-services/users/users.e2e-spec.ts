@@ -299,6 +299,52 @@ describe('user service (e2e)', () => {
     });
   });
 
+  describe('Idempotency-Key', () => {
+    const keyed = (body: unknown, key: string) => post(body).set('Idempotency-Key', key);
+
+    it('answers a repeated create with the same key with the user it created, and makes no second one', async () => {
+      const user = aUser();
+      const first = await keyed(user, 'users-e2e-key-1');
+      expect(first.status).toBe(201);
+      const again = await keyed(user, 'users-e2e-key-1');
+      expect(again.status).toBe(201);
+      expect(again.body).toEqual(first.body);
+      const parallel = await Promise.all(
+        Array.from({ length: 10 }, () => keyed(user, 'users-e2e-key-1')),
+      );
+      expect(new Set(parallel.map((res) => res.body.id as string))).toEqual(
+        new Set([first.body.id]),
+      );
+    });
+
+    it('makes one user of parallel first creates with one key', async () => {
+      const user = aUser();
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => keyed(user, 'users-e2e-key-race')),
+      );
+      expect(answers.map((res) => res.status)).toEqual(Array(10).fill(201));
+      expect(new Set(answers.map((res) => res.body.id as string)).size).toBe(1);
+    });
+
+    it('answers 409 for the key with another passport, and still 409 for a passport taken without the key', async () => {
+      expect((await keyed(aUser(), 'users-e2e-key-2')).status).toBe(201);
+      const other = await keyed(aUser(), 'users-e2e-key-2');
+      expect(other.status).toBe(409);
+      expect(other.body.message).toContain('Idempotency-Key');
+      const taken = aUser();
+      expect((await post(taken)).status).toBe(201);
+      expect((await keyed(taken, 'users-e2e-key-3')).status).toBe(409);
+    });
+
+    it('refuses a key that is not 1-255 visible ASCII characters', async () => {
+      const res = await keyed(aUser(), 'x'.repeat(256));
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual({
+        'Idempotency-Key': 'must be 1-255 visible ASCII characters',
+      });
+    });
+  });
+
   describe('GET, list and DELETE', () => {
     it('answers 404 naming the id of an unknown user, in the card-issue error shape', async () => {
       const res = await request(t.url).get(`${USERS}/XNOPE1`).set('X-secret', SECRET);

@@ -27,3 +27,13 @@ export class UserIdsExhaustedError extends DomainError {
     super('No free user id could be found; retry later');
   }
 }
+
+/** An Idempotency-Key that already created a user with another passport. */
+export class UserIdempotencyKeyReusedError extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  readonly httpStatus = 409;
+
+  constructor() {
+    super('This Idempotency-Key already created a user with another passport');
+  }
+}

@@ -7,8 +7,9 @@ import { UserEntity } from './entities/user.entity';
 /** Names given by the migration; a unique violation is told apart by its constraint. */
 const USER_PK_CONSTRAINT = 'pk_user_service_users';
 const USER_PASSPORT_CONSTRAINT = 'uq_user_service_users_passport';
+const USER_KEY_CONSTRAINT = 'uq_user_service_users_idempotency_key';
 
-export type InsertUserOutcome = 'inserted' | 'id-taken' | 'passport-taken';
+export type InsertUserOutcome = 'inserted' | 'id-taken' | 'passport-taken' | 'key-taken';
 
 @Injectable()
 export class UsersRepository {
@@ -31,6 +32,7 @@ export class UsersRepository {
       const constraint = uniqueViolationConstraint(error);
       if (constraint === USER_PK_CONSTRAINT) return 'id-taken';
       if (constraint === USER_PASSPORT_CONSTRAINT) return 'passport-taken';
+      if (constraint === USER_KEY_CONSTRAINT) return 'key-taken';
       throw error;
     }
   }
@@ -38,6 +40,10 @@ export class UsersRepository {
   async findById(id: string): Promise<UserEntity | null> {
     const rows = await readQuery<UserEntity>(this.users.manager.connection, this.findByIdSql, [id]);
     return rows[0] ?? null;
+  }
+
+  findByIdempotencyKey(key: string): Promise<UserEntity | null> {
+    return this.users.findOneBy({ idempotencyKey: key });
   }
 
   findAll(): Promise<UserEntity[]> {

@@ -3,7 +3,12 @@ import { AddressDto, CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { AddressColumns, UserEntity } from './entities/user.entity';
 import { UsersRepository } from './users.repository';
-import { UserIdsExhaustedError, UserNotFoundError, UserPassportTakenError } from './users.errors';
+import {
+  UserIdempotencyKeyReusedError,
+  UserIdsExhaustedError,
+  UserNotFoundError,
+  UserPassportTakenError,
+} from './users.errors';
 
 /** 36^5 ids: a collision is rare, ten in a row means something else is wrong. */
 export const ID_ATTEMPTS = 10;
@@ -19,16 +24,44 @@ export class UsersService {
     @Inject(USER_ID_GENERATOR) private readonly nextId: UserIdGenerator,
   ) {}
 
-  async create(input: CreateUserDto): Promise<UserDto> {
+  /**
+   * Creates a user. With an idempotency key, a repeat answers the user that key created (same
+   * passport) instead of a passport conflict; the key with another passport is a 409.
+   */
+  async create(input: CreateUserDto, idempotencyKey?: string): Promise<UserDto> {
+    if (idempotencyKey !== undefined) {
+      const earlier = await this.createdWith(idempotencyKey, input);
+      if (earlier) return earlier;
+    }
     for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
-      const entity = toEntity(this.nextId(), input);
+      const entity = toEntity(this.nextId(), input, idempotencyKey ?? null);
       const outcome = await this.repository.insert(entity);
       if (outcome === 'inserted') return toDto(entity);
+      if (outcome === 'key-taken') {
+        // A concurrent create with the same key won the race: answer its user.
+        const earlier = await this.createdWith(idempotencyKey as string, input);
+        if (earlier) return earlier;
+        continue;
+      }
       if (outcome === 'passport-taken') {
+        // A concurrent create with the same key may have taken the passport first.
+        const earlier =
+          idempotencyKey === undefined ? null : await this.createdWith(idempotencyKey, input);
+        if (earlier) return earlier;
         throw new UserPassportTakenError(input.passportData.series, input.passportData.number);
       }
     }
     throw new UserIdsExhaustedError();
+  }
+
+  private async createdWith(key: string, input: CreateUserDto): Promise<UserDto | null> {
+    const earlier = await this.repository.findByIdempotencyKey(key);
+    if (!earlier) return null;
+    const { series, number } = input.passportData;
+    if (earlier.passportSeries !== series || earlier.passportNumber !== number) {
+      throw new UserIdempotencyKeyReusedError();
+    }
+    return toDto(earlier);
   }
 
   async get(id: string): Promise<UserDto> {
@@ -46,7 +79,7 @@ export class UsersService {
   }
 }
 
-function toEntity(id: string, input: CreateUserDto): UserEntity {
+function toEntity(id: string, input: CreateUserDto, idempotencyKey: string | null): UserEntity {
   const entity = new UserEntity();
   Object.assign(entity, {
     id,
@@ -69,6 +102,7 @@ function toEntity(id: string, input: CreateUserDto): UserEntity {
     registrationAddress: toAddress(input.registrationAddress),
     account: input.account,
     managerPin: input.managerPin,
+    idempotencyKey,
   } satisfies Omit<UserEntity, 'createdAt'>);
   return entity;
 }

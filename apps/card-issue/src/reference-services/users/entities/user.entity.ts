@@ -73,6 +73,10 @@ export class UserEntity {
   @Column({ name: 'manager_pin', type: 'varchar', length: 20 })
   managerPin!: string;
 
+  /** The Idempotency-Key of the create that made this user; null for a create without one. */
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true })
+  idempotencyKey!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }
