@@ -112,7 +112,7 @@ describe('card issue API with a failing user service: budget, Retry-After, break
       DOWNSTREAM_RETRIES: '2',
       DOWNSTREAM_REQUEST_BUDGET_MS: '3000',
       DOWNSTREAM_BREAKER_FAILURES: '3',
-      DOWNSTREAM_BREAKER_COOLDOWN_MS: String(cooldownMs),
+      DOWNSTREAM_BREAKER_OPEN_MS: String(cooldownMs),
     });
     stub.reset((_req, res) => json(res, 500, {}));
     expect((await request(t.url).post(API).send(selfVirtual(OWNER))).status).toBe(503);

@@ -99,7 +99,7 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @IsInt()
   @Min(1)
   @Max(600_000)
-  DOWNSTREAM_BREAKER_COOLDOWN_MS = 5_000;
+  DOWNSTREAM_BREAKER_OPEN_MS = 5_000;
 
   /** Automatic status moves (README: Scheduler). Off: nothing moves by itself. */
   @Transform(toBoolean)

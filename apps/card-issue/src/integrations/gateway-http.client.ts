@@ -85,7 +85,7 @@ export class GatewayHttp {
     const breaker = () =>
       new CircuitBreaker({
         failureThreshold: env.DOWNSTREAM_BREAKER_FAILURES,
-        cooldownMs: env.DOWNSTREAM_BREAKER_COOLDOWN_MS,
+        cooldownMs: env.DOWNSTREAM_BREAKER_OPEN_MS,
         now: monotonicNow,
       });
     this.breakers = {
