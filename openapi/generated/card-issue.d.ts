@@ -879,6 +879,8 @@ export interface operations {
             /** @description A downstream service is unavailable; nothing stored */
             503: {
                 headers: {
+                    /** @description Seconds after which a retry may succeed */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1043,7 +1045,10 @@ export interface operations {
     Users_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. A create repeated with the same key answers the user that key created (the card issue gateway sends one, so its retries after a timeout make no second user). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1053,7 +1058,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored user with its new id */
+            /** @description The stored user with its new id (or the one created earlier with the same key) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1080,7 +1085,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description A user with the same passport series and number is already registered */
+            /** @description A user with the same passport series and number is already registered, or the Idempotency-Key already created a user with another passport */
             409: {
                 headers: {
                     [name: string]: unknown;

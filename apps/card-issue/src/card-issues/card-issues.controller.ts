@@ -68,6 +68,12 @@ export class CardIssuesController {
   @ApiServiceUnavailableResponse({
     type: CardIssueErrorBody,
     description: 'A downstream service is unavailable; nothing stored',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds after which a retry may succeed',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
   })
   async create(
     // Readonly<> keeps the global pipe off this body: CardIssueRequestPipe validates fields and cross-field rules together.
