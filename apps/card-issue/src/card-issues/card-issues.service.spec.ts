@@ -116,6 +116,9 @@ describe('CardIssuesService.create', () => {
   let repository: FakeRepository;
   let idempotency: FakeIdempotency;
   let kicks: number;
+  /** Whether the code runs inside DownstreamBudget.run, and whether a kick ever did. */
+  let inBudget: boolean;
+  let kickedInBudget: boolean;
 
   beforeEach(async () => {
     users = new FakeUsers();
@@ -123,6 +126,8 @@ describe('CardIssuesService.create', () => {
     repository = new FakeRepository();
     idempotency = new FakeIdempotency();
     kicks = 0;
+    inBudget = false;
+    kickedInBudget = false;
     const module = await Test.createTestingModule({
       providers: [
         CardIssuesService,
@@ -130,8 +135,23 @@ describe('CardIssuesService.create', () => {
         { provide: IdempotencyService, useValue: idempotency },
         { provide: UsersClient, useValue: users },
         { provide: BranchesClient, useValue: branches },
-        { provide: OutboxService, useValue: { kick: () => kicks++ } },
-        { provide: DownstreamBudget, useValue: { run: <T>(work: () => Promise<T>) => work() } },
+        {
+          provide: OutboxService,
+          useValue: { kick: () => ((kickedInBudget ||= inBudget), kicks++) },
+        },
+        {
+          provide: DownstreamBudget,
+          useValue: {
+            run: async <T>(work: () => Promise<T>) => {
+              inBudget = true;
+              try {
+                return await work();
+              } finally {
+                inBudget = false;
+              }
+            },
+          },
+        },
         { provide: Clock, useValue: new FixedClock('2026-11-23T09:00:00.000Z') },
         { provide: BUSINESS_TIME_ZONE, useValue: 'Europe/Moscow' },
       ],
@@ -163,6 +183,8 @@ describe('CardIssuesService.create', () => {
       idempotencyKey: null,
     });
     expect(kicks).toBe(1);
+    // The delivery the kick starts must not inherit this request's downstream deadline.
+    expect(kickedInBudget).toBe(false);
   });
 
   it('looks every referenced user up once', async () => {

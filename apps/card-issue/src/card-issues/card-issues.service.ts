@@ -53,8 +53,13 @@ export class CardIssuesService {
   ) {}
 
   async create(dto: CardIssueRequestDto, idempotencyKey?: string): Promise<CreateResult> {
-    // One downstream time budget for everything this request asks of other services.
-    const run = () => this.budget.run(() => this.process(dto, idempotencyKey ?? null));
+    // One downstream time budget for everything this request asks of other services; the
+    // outbox is kicked outside it, so its delivery does not inherit this request's deadline.
+    const run = async () => {
+      const response = await this.budget.run(() => this.process(dto, idempotencyKey ?? null));
+      this.outbox.kick();
+      return response;
+    };
     if (!idempotencyKey) return { response: await run(), replayed: false };
     const stored = await this.idempotency.claim(idempotencyKey, dto);
     if (stored) return { response: stored, replayed: true };
@@ -94,7 +99,6 @@ export class CardIssuesService {
     }
     const status: CardIssueStatus = failureReason ? 'FAILED' : 'CREATED';
     const requestId = await this.store(request, holder, status, failureReason, idempotencyKey);
-    this.outbox.kick();
     return toCardIssueResponse({ requestId, status, failureReason });
   }
 
