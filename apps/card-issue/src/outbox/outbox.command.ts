@@ -17,11 +17,12 @@ export function isOutboxCommand(value: string | undefined): value is OutboxComma
 
 const LISTED = 1_000;
 const USAGE = 'Usage: outbox:redeliver <requestId> | outbox:redeliver --all';
+const ALL = ['--all', 'all'];
 
 /**
  * The operator's path for dead letters (messages given up after OUTBOX_MAX_ATTEMPTS), run as
  * `node main.js outbox:dead` / `outbox:redeliver <requestId>|--all` (Nx targets outbox-dead and
- * outbox-redeliver) against the service's database, like the migration commands: no HTTP
+ * outbox-redeliver --request=<requestId>|all) against the service's database, like the migration commands: no HTTP
  * surface to protect. `outbox:dead` lists them; `outbox:redeliver` puts them back to PENDING
  * with a fresh attempt count, and the running service's next outbox tick delivers them.
  */
@@ -42,7 +43,7 @@ export async function runOutboxCommand(
   }
   const target = args[0];
   if (!target) throw new Error(USAGE);
-  const requestId = target === '--all' ? null : target;
+  const requestId = ALL.includes(target) ? null : target;
   const [{ n }] = await dataSource.query<{ n: number }[]>(REDELIVER_DEAD_OUTBOX_MESSAGES_SQL, [
     requestId,
   ]);
