@@ -5,8 +5,7 @@ import {
   DatabaseSettings,
   EmbeddedPostgres,
 } from '@bank/shared/database';
-import { REDELIVER_DEAD_OUTBOX_MESSAGES_SQL, SELECT_DEAD_OUTBOX_MESSAGES_SQL } from './outbox.sql';
-import type { DeadOutboxMessage } from './outbox.repository';
+import { OutboxRepository } from './outbox.repository';
 
 const OUTBOX_COMMANDS = ['outbox:dead', 'outbox:redeliver'] as const;
 export type OutboxCommand = (typeof OUTBOX_COMMANDS)[number];
@@ -32,10 +31,9 @@ export async function runOutboxCommand(
   dataSource: DataSource,
   log: (line: string) => void = console.log,
 ): Promise<void> {
+  const repository = new OutboxRepository(dataSource);
   if (command === 'outbox:dead') {
-    const dead = await dataSource.query<DeadOutboxMessage[]>(SELECT_DEAD_OUTBOX_MESSAGES_SQL, [
-      LISTED,
-    ]);
+    const dead = await repository.deadMessages(LISTED);
     if (!dead.length) log('No dead letters');
     for (const m of dead)
       log(`${m.id} ${m.requestId} ${m.type} attempts=${m.attempts} lastError=${m.lastError ?? ''}`);
@@ -44,10 +42,7 @@ export async function runOutboxCommand(
   const target = args[0];
   if (!target) throw new Error(USAGE);
   const requestId = ALL.includes(target) ? null : target;
-  const [{ n }] = await dataSource.query<{ n: number }[]>(REDELIVER_DEAD_OUTBOX_MESSAGES_SQL, [
-    requestId,
-  ]);
-  log(`Put back for delivery: ${n}`);
+  log(`Put back for delivery: ${await repository.redeliverDead(requestId)}`);
 }
 
 /** runOutboxCommand on the database the service is configured with (main.ts). */

@@ -101,16 +101,6 @@ export class OutboxService implements BeforeApplicationShutdown {
     return batch.length;
   }
 
-  /** Dead letters (of one request, or all) back to PENDING, delivered soon; returns how many. */
-  async redeliverDead(requestId: string | null = null): Promise<number> {
-    const revived = await this.repository.redeliverDead(requestId);
-    if (revived) {
-      this.logger.log({ revived, requestId }, 'Outbox dead letters put back for delivery');
-      this.kick();
-    }
-    return revived;
-  }
-
   /**
    * Deletes the messages DELIVERED or SUPERSEDED more than OUTBOX_RETENTION_HOURS ago, batch
    * after batch (bounded, so one run cannot hold the scheduler forever); returns how many.
