@@ -176,6 +176,34 @@ describe('outbox under load and failure (e2e)', () => {
     }
   });
 
+  it('rounds whose claim fails (statement timeout) are logged once per interval, not once per caller', async () => {
+    const t = await boot({ DB_STATEMENT_TIMEOUT_MS: '200' });
+    const logs = spyOnLogs();
+    // Holds the table so every claim times out (PGlite runs one transaction at a time: there a
+    // held lock would stop the test itself).
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      if (t.db.kind !== 'postgres') return;
+      await runner.connect();
+      await runner.startTransaction();
+      await runner.query('LOCK TABLE outbox_messages IN ACCESS EXCLUSIVE MODE');
+      const outbox = t.app.get(OutboxService);
+      for (let round = 0; round < 3; round++) {
+        // Ten changes committed while the round runs, each kicking the outbox, and a timer tick.
+        for (let i = 0; i < 10; i++) outbox.kick();
+        await expect(outbox.drain()).rejects.toThrow(/statement timeout/);
+      }
+      await runner.rollbackTransaction();
+      await outbox.drain(); // recovers by itself
+      expect(logs.lines).toEqual([{ level: 'error', message: 'Outbox delivery round failed' }]);
+    } finally {
+      logs.restore();
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+      await t.close();
+    }
+  });
+
   it('gives a message up as DEAD after OUTBOX_MAX_ATTEMPTS, and the operator command redelivers it', async () => {
     const db = await createTestDatabase('card_issue_outbox_dead');
     const down = await boot(
