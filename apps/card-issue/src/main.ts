@@ -1,16 +1,34 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { runService } from '@bank/shared/nest';
+import { CoreModule, runService, validateEnvironment } from '@bank/shared/nest';
 import { AppModule } from './app.module';
 import { configureApp } from './configure-app';
 import { CardIssueEnvironment, SERVICE_NAME } from './config/environment.config';
 import { DATABASE_OPTIONS } from './database/database.config';
+import { isOutboxCommand, runOutboxCommandOn } from './outbox/outbox.command';
 
-runService({
-  serviceName: SERVICE_NAME,
-  environment: CardIssueEnvironment,
-  appModule: () => AppModule.register(),
-  configureApp,
-  database: DATABASE_OPTIONS,
-  migrationsDir: join(__dirname, 'database', 'migrations'),
-});
+const [command, ...args] = process.argv.slice(2);
+if (isOutboxCommand(command)) {
+  // The operator's dead-letter commands (outbox/outbox.command.ts); everything else is runService's.
+  runOutboxCommandOn(
+    command,
+    args,
+    DATABASE_OPTIONS,
+    CoreModule.databaseSettings(
+      validateEnvironment(CardIssueEnvironment, process.env),
+      SERVICE_NAME,
+    ),
+  ).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+} else {
+  runService({
+    serviceName: SERVICE_NAME,
+    environment: CardIssueEnvironment,
+    appModule: () => AppModule.register(),
+    configureApp,
+    database: DATABASE_OPTIONS,
+    migrationsDir: join(__dirname, 'database', 'migrations'),
+  });
+}

@@ -10,5 +10,7 @@ export * from './card-issue-requests.fixture';
 // Providers a tool reaches inside the running service for (app.get(...)).
 export { CardIssuesRepository } from '../src/card-issues/card-issues.repository';
 export { StatusMovesService } from '../src/card-issues/status-moves.service';
+export { OutboxRepository } from '../src/outbox/outbox.repository';
+export { OutboxService } from '../src/outbox/outbox.service';
 // The SQL the repository runs, for the bench baseline that runs the same statements.
 export * from '../src/card-issues/card-issues.sql';

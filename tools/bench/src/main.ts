@@ -8,7 +8,9 @@
  * BENCH_DURATION_S (measured seconds per run, default 4), BENCH_WARMUP_S (1), BENCH_ROUNDS (2),
  * BENCH_SKIP_BUILD=true to reuse dist/, BENCH_GROWTH_MAX (1000000), BENCH_SCHEDULER_ROWS (100000),
  * BENCH_CONNECTIONS (10,50,100). BENCH_ONLY=<regex> runs only the load scenarios whose name matches
- * and prints their table: no profile, scheduler or growth, and docs/benchmarks.md is left as is.
+ * and prints their table: no profile, scheduler or growth, and docs/benchmarks.md is left as is;
+ * a BENCH_ONLY that matches "outbox storm" runs the outbox storm too (BENCH_STORM_CLIENTS 20,
+ * BENCH_STORM_REQUESTS 10, BENCH_STORM_S 20: outbox-storm.ts).
  */
 import { BenchContext, log } from './context';
 import { createLoadFixtures, createPayloads } from './fixtures';
@@ -27,12 +29,15 @@ import { profileCardIssue } from './profile';
 import {
   benchmarksDoc,
   growthTable,
+  OUTBOX_STORM,
+  outboxStormTable,
   resultsTable,
   schedulerTable,
   writeBenchmarksDoc,
 } from './report';
 import { loadScenarios, scenarioNamed } from './scenarios';
 import { schedulerBench } from './scheduler';
+import { outboxStormBench } from './outbox-storm';
 
 async function main(ctx: BenchContext): Promise<void> {
   const began = Date.now();
@@ -56,7 +61,11 @@ async function main(ctx: BenchContext): Promise<void> {
   const rows = await runLoadScenarios(ctx, targets, scenarios);
   await stopAll(targets);
   console.log(`\n${resultsTable(rows)}\n`);
-  if (ctx.settings.only) return;
+  if (ctx.settings.only) {
+    if (ctx.settings.only.test(OUTBOX_STORM))
+      console.log(`\n${outboxStormTable(await outboxStormBench(ctx))}\n`);
+    return;
+  }
 
   const profiles = [
     await profileCardIssue(
@@ -68,12 +77,23 @@ async function main(ctx: BenchContext): Promise<void> {
   ];
   const scheduler = await schedulerBench(ctx);
   console.log(`\n${schedulerTable(scheduler)}\n`);
+  const storm = await outboxStormBench(ctx);
+  console.log(`\n${outboxStormTable(storm)}\n`);
   const growth = await growthBench(ctx);
   console.log(`\n${growthTable(growth)}\n`);
 
   const minutes = (Date.now() - began) / 60_000;
   writeBenchmarksDoc(
-    benchmarksDoc({ settings: ctx.settings, machine, minutes, rows, profiles, scheduler, growth }),
+    benchmarksDoc({
+      settings: ctx.settings,
+      machine,
+      minutes,
+      rows,
+      profiles,
+      scheduler,
+      storm,
+      growth,
+    }),
   );
   log(`done in ${minutes.toFixed(1)} minutes`);
 }

@@ -5,6 +5,7 @@ import type { GrowthRow } from './growth';
 import type { Machine } from './infra';
 import type { RunResult, Row } from './load';
 import type { ProfileRun } from './profile';
+import type { OutboxStormResult } from './outbox-storm';
 import type { SchedulerResult } from './scheduler';
 
 const f0 = (n: number) => n.toFixed(0);
@@ -118,6 +119,34 @@ export function schedulerTable(results: SchedulerResult[]): string {
   );
 }
 
+/** The name BENCH_ONLY matches to run the outbox storm. */
+export const OUTBOX_STORM = 'outbox storm';
+
+export function outboxStormTable(r: OutboxStormResult): string {
+  return table(
+    [
+      'clients x requests, s',
+      'PATCHes (errors)',
+      'probe creates',
+      'delivery lag p50 / p99 / max (ms)',
+      'busy requests settled after (ms)',
+      'status messages (superseded)',
+      'left undelivered',
+    ],
+    [
+      [
+        `${r.clients} x ${r.busyRequests}, ${r.seconds}`,
+        `${r.patches} (${r.patchErrors})`,
+        String(r.probes),
+        `${r.lagP50Ms} / ${r.lagP99Ms} / ${r.lagMaxMs}`,
+        String(r.settleMs),
+        `${r.statusMessages} (${r.superseded})`,
+        String(r.left),
+      ],
+    ],
+  );
+}
+
 export function growthTable(rows: GrowthRow[]): string {
   return table(
     [
@@ -164,6 +193,7 @@ interface BenchResults {
   rows: Row[];
   profiles: ProfileRun[];
   scheduler: SchedulerResult[];
+  storm: OutboxStormResult;
   growth: GrowthRow[];
 }
 
@@ -205,6 +235,15 @@ export function benchmarksDoc(r: BenchResults): string {
       'time from the commit until every request is READY / PLASTIC_READY (two moves each).',
     '',
     schedulerTable(r.scheduler),
+    '',
+    '## Outbox under a status storm',
+    '',
+    'One card-issue process with outbox delivery on (defaults), its operation service being the reference one over HTTP. ' +
+      'Clients PATCH a few requests in a loop (every PATCH a status change, so every one writes an outbox message); meanwhile a ' +
+      'probe creates another request every 250 ms and polls (20 ms) until its operation exists: the delivery lag of requests ' +
+      "nobody storms. Then the time until every stormed request's operation holds its latest status.",
+    '',
+    outboxStormTable(r.storm),
     '',
     '## Growth',
     '',

@@ -5,6 +5,7 @@ import { RunningTestService } from '@bank/shared/testing';
 import {
   BACKGROUND_OFF,
   CardIssuesRepository,
+  OutboxRepository,
   startCardIssue,
   StatusMovesService,
 } from '@bank/card-issue/testing';
@@ -64,8 +65,8 @@ async function plan(ds: DataSource, statement: Captured): Promise<string> {
 }
 
 /**
- * The two queries whose cost must follow the result, not the table: GET by client and the
- * scheduler's claim of due requests. With 40,000 stored requests (most of them in a final
+ * The queries whose cost must follow the result, not the table: GET by client, the
+ * scheduler's claim of due requests and the outbox's claim of due messages. With 40,000 stored requests (most of them in a final
  * status) and fresh statistics, their plans read the indexes, never the whole table.
  */
 describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
@@ -96,6 +97,19 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
     await s.dataSource.query(
       `INSERT INTO card_issue_status_history (request_id, status, source, at)
        SELECT request_id, status, 'api', created_at FROM card_issue_requests`,
+    );
+    // The outbox as a long-running service leaves it: every request's create delivered, a
+    // backlog of statuses waiting behind creates that are retrying (not due), and some due.
+    await s.dataSource.query(
+      `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at, state, delivered_at, settled_at)
+       SELECT request_id, 'operation.create', '{}'::jsonb, created_at, created_at, 'DELIVERED', created_at, created_at
+         FROM card_issue_requests`,
+    );
+    await s.dataSource.query(
+      `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
+       SELECT 'RCARDB02012026' || lpad(i::text, 6, '0'), t, '{}'::jsonb,
+              CASE WHEN i % 10 = 0 THEN now() ELSE now() + interval '1 hour' END, now()
+         FROM generate_series(1, ${ROWS / 4}) AS i, unnest(ARRAY['operation.create', 'operation.status']) AS t`,
     );
     await s.dataSource.query('ANALYZE');
   }, 180_000);
@@ -145,7 +159,29 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
     expect(moved).toBe(50);
     expect(statements).toHaveLength(1);
     const claim = await plan(s.dataSource, statements[0]);
-    expect(claim).toContain('ix_card_issue_requests_status');
-    expect(claim).not.toMatch(/Seq Scan on card_issue_requests/);
+    // Two range scans (CREATED, PROCESSING), each stopping at the batch size, merged: no
+    // bitmap of every due row and no sort of them.
+    expect(claim.match(/Index Scan using ix_card_issue_requests_status/g)).toHaveLength(2);
+    expect(claim).not.toMatch(/Bitmap|Seq Scan on card_issue_requests/);
+  });
+
+  it("the outbox's claim reads the due index and probes each candidate's request, whatever the backlog", async () => {
+    const outbox = s.app.get(OutboxRepository);
+    let claimed = 0;
+    const statements = await capture(s.dataSource, async () => {
+      claimed = (await outbox.claim(50, 30_000)).length;
+    });
+    expect(claimed).toBe(50);
+    expect(statements).toHaveLength(1);
+    const claim = await plan(s.dataSource, statements[0]);
+    expect(claim).toContain('ix_outbox_messages_due');
+    expect(claim).toContain('ix_outbox_messages_open');
+    // Walks the due index in order, probing each candidate, and stops at the batch size.
+    expect(claim).toMatch(
+      /Limit[\s\S]*LockRows[\s\S]*Nested Loop Anti Join[\s\S]*ix_outbox_messages_due[\s\S]*ix_outbox_messages_open/,
+    );
+    expect(claim).not.toMatch(/Seq Scan on outbox_messages|Hash|Bitmap/);
+    // The one sort orders the claimed batch itself.
+    expect(claim.match(/Sort Key: .*/g)).toEqual(['Sort Key: ((claimed.id)::bigint)']);
   });
 });

@@ -114,7 +114,7 @@ describe('card issue API with a downstream service down (e2e)', () => {
     expect(await stored()).toBe(before + 1);
     const pending = await down.app
       .get(DataSource)
-      .query(`SELECT type FROM outbox_messages WHERE request_id = $1 AND delivered_at IS NULL`, [
+      .query(`SELECT type FROM outbox_messages WHERE request_id = $1 AND state = 'PENDING'`, [
         res.body.requestId,
       ]);
     expect(pending).toEqual([{ type: 'operation.create' }]);

@@ -19,9 +19,31 @@ import type { OutboxMessageType } from '../outbox/outbox-message.model';
  *   {requestId, status, sequence}.
  */
 function insertOutboxMessage(type: OutboxMessageType, payload: string, source: string): string {
+  // A status is due no earlier than its request's create (retrying, or DEAD: 'infinity'), since
+  // it cannot go before it; so the outbox's due index holds only messages that can go.
+  const due =
+    type === 'operation.create'
+      ? 'now()'
+      : `greatest(now(), (SELECT max(c.next_attempt_at) FROM outbox_messages c
+          WHERE c.request_id = src.request_id AND c.state IN ('PENDING','DEAD') AND c.type = 'operation.create'))`;
   return `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
-   SELECT request_id, '${type}', ${payload}, now(), now()
-   FROM ${source}`;
+   SELECT request_id, '${type}', ${payload}, ${due}, now()
+   FROM ${source} src`;
+}
+
+/**
+ * Coalesces a request's status backlog: the older 'operation.status' messages of the requests
+ * in `source` that wait (PENDING, or DEAD) are SUPERSEDED by the one written beside this
+ * fragment, since the operation service keeps only the highest sequence. A message on its way
+ * (under an unexpired lease) is left to its worker. Reads the partial index of open messages
+ * (request_id, id), so a storm of PATCHes leaves at most one status waiting per request.
+ */
+function supersedeOlderStatuses(source: string): string {
+  return `UPDATE outbox_messages o
+   SET state = 'SUPERSEDED', settled_at = now()
+   FROM ${source} s
+   WHERE o.request_id = s.request_id AND o.state IN ('PENDING','DEAD') AND o.type = 'operation.status'
+     AND (o.locked_until IS NULL OR o.locked_until < now())`;
 }
 
 /**
@@ -99,7 +121,7 @@ export const LOCK_CARD_ISSUE_SQL = `SELECT request_id AS "requestId", status, fa
 
 /**
  * A status change of one locked request: the row, a history entry and the outbox message
- * that mirrors it. $1 = request id, $2 = status, $3 = failure reason, $4 = new status
+ * that mirrors it (superseding the older statuses still waiting). $1 = request id, $2 = status, $3 = failure reason, $4 = new status
  * sequence, $5 = instant, $6 = source (api | scheduler).
  */
 export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
@@ -107,6 +129,8 @@ export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
    WHERE request_id = $1 RETURNING request_id
  ), history AS (
    INSERT INTO card_issue_status_history (request_id, status, source, at) SELECT request_id, $2, $6, $5 FROM upd
+ ), superseded AS (
+   ${supersedeOlderStatuses('upd')}
  )
  ${insertOutboxMessage(
    'operation.status',
@@ -116,16 +140,31 @@ export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
 
 /**
  * One batch of automatic moves: claims due requests with FOR UPDATE SKIP LOCKED, moves
- * them, writes their history entries and outbox messages, and returns the moved ids.
+ * them, writes their history entries and outbox messages (superseding older waiting statuses),
+ * and returns the moved ids. The due requests are read as two range scans of the status index
+ * (CREATED by updated_at, PROCESSING by updated_at), each stopping after $4 rows, merged and cut
+ * to $4: the cost follows the batch, not the due backlog (an OR of the two would make the planner
+ * read every due row and sort them). Up to $4 rows of each kind are locked; the ones cut off
+ * stay unchanged and are unlocked at commit.
  * $1 = now, $2 = CREATED at or before this moves, $3 = PROCESSING at or before this moves,
  * $4 = batch size.
  */
-export const MOVE_DUE_BATCH_SQL = `WITH due AS (
-   SELECT request_id FROM card_issue_requests
-   WHERE (status = 'CREATED' AND updated_at <= $2) OR (status = 'PROCESSING' AND updated_at <= $3)
+export const MOVE_DUE_BATCH_SQL = `WITH due_created AS (
+   SELECT request_id, updated_at FROM card_issue_requests
+   WHERE status = 'CREATED' AND updated_at <= $2
    ORDER BY updated_at
    LIMIT $4
    FOR UPDATE SKIP LOCKED
+ ), due_processing AS (
+   SELECT request_id, updated_at FROM card_issue_requests
+   WHERE status = 'PROCESSING' AND updated_at <= $3
+   ORDER BY updated_at
+   LIMIT $4
+   FOR UPDATE SKIP LOCKED
+ ), due AS (
+   SELECT request_id FROM (SELECT * FROM due_created UNION ALL SELECT * FROM due_processing) d
+   ORDER BY updated_at
+   LIMIT $4
  ), moved AS (
    UPDATE card_issue_requests r
    SET status = CASE WHEN r.status = 'CREATED' THEN 'PROCESSING'
@@ -138,6 +177,8 @@ export const MOVE_DUE_BATCH_SQL = `WITH due AS (
  ), history AS (
    INSERT INTO card_issue_status_history (request_id, status, source, at)
    SELECT request_id, status, 'scheduler', $1 FROM moved
+ ), superseded AS (
+   ${supersedeOlderStatuses('moved')}
  )
  ${insertOutboxMessage(
    'operation.status',

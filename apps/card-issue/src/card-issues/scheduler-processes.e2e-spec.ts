@@ -83,7 +83,7 @@ describe('card-issue replicas as processes (e2e)', () => {
         async () => {
           const { rows } = await sql.query(
             `SELECT (SELECT count(*) FROM card_issue_requests WHERE status <> 'READY')
-                + (SELECT count(*) FROM outbox_messages WHERE delivered_at IS NULL) AS waiting`,
+                + (SELECT count(*) FROM outbox_messages WHERE state = 'PENDING') AS waiting`,
           );
           return Number(rows[0].waiting) === 0;
         },

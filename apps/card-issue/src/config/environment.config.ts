@@ -165,6 +165,29 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(10)
   OUTBOX_RETRY_MAX_MS = 60_000;
 
+  /**
+   * Attempts before a message is given up as DEAD (a dead letter, kept until an operator
+   * redelivers it: README "Scheduler and outbox"). 100 attempts at the default backoff span
+   * about an hour and a half of operation service outage.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  OUTBOX_MAX_ATTEMPTS = 100;
+
+  /** How long DELIVERED and SUPERSEDED messages are kept before the hourly purge deletes them. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  OUTBOX_RETENTION_HOURS = 168;
+
+  /** Messages deleted per purge statement (one short transaction each). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  OUTBOX_PURGE_BATCH_SIZE = 5_000;
+
   /** How long an Idempotency-Key and its response are kept. */
   @Type(() => Number)
   @IsInt()

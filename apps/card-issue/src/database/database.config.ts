@@ -12,6 +12,7 @@ import { CreateOperationService1795394200000 } from './migrations/1795394200000-
 import { CreateUserService1795394100000 } from './migrations/1795394100000-CreateUserService';
 import { CardIssues1795394039976 } from './migrations/1795394039976-CardIssues';
 import { UserIdempotencyKey1795394400000 } from './migrations/1795394400000-UserIdempotencyKey';
+import { OutboxStates1795394540000 } from './migrations/1795394540000-OutboxStates';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -34,5 +35,6 @@ export const DATABASE_OPTIONS: Pick<
     CreateBranchService1795394300000,
     CardIssues1795394039976,
     UserIdempotencyKey1795394400000,
+    OutboxStates1795394540000,
   ],
 };

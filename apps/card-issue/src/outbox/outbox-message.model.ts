@@ -36,5 +36,8 @@ export type OutboxPayload =
 
 export type OutboxMessageType = OutboxPayload['type'];
 
+/** The outbox_messages.state column (see OutboxMessage). */
+export type OutboxMessageState = 'PENDING' | 'DELIVERED' | 'SUPERSEDED' | 'DEAD';
+
 /** A message claimed for delivery, with the attempt it is on (1 for the first). */
 export type ClaimedMessage = OutboxPayload & { id: string; requestId: string; attempts: number };

@@ -1,12 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ClaimedMessage } from './outbox-message.model';
+import type { ClaimedMessage, OutboxMessageState, OutboxMessageType } from './outbox-message.model';
 import {
   CLAIM_OUTBOX_MESSAGES_SQL,
   MARK_OUTBOX_MESSAGE_DELIVERED_SQL,
-  SCHEDULE_OUTBOX_RETRY_SQL,
+  PURGE_SETTLED_OUTBOX_MESSAGES_SQL,
+  REDELIVER_DEAD_OUTBOX_MESSAGES_SQL,
+  SELECT_DEAD_OUTBOX_MESSAGES_SQL,
+  SETTLE_OUTBOX_FAILURE_SQL,
 } from './outbox.sql';
+
+/** A dead letter as an operator sees it. */
+export interface DeadOutboxMessage {
+  id: string;
+  requestId: string;
+  type: OutboxMessageType;
+  attempts: number;
+  lastError: string | null;
+}
 
 /** Outbox storage: runs the statements of outbox.sql.ts. */
 @Injectable()
@@ -23,7 +35,39 @@ export class OutboxRepository {
     await manager.query(MARK_OUTBOX_MESSAGE_DELIVERED_SQL, [id]);
   }
 
-  async scheduleRetry(id: string, delayMs: number, error: string): Promise<void> {
-    await this.dataSource.query(SCHEDULE_OUTBOX_RETRY_SQL, [id, delayMs, error.slice(0, 1000)]);
+  /** Records a failed attempt; returns the state the message ends in (SETTLE_OUTBOX_FAILURE_SQL). */
+  async settleFailure(
+    id: string,
+    delayMs: number,
+    error: string,
+    maxAttempts: number,
+  ): Promise<OutboxMessageState> {
+    const rows = await this.dataSource.query<{ state: OutboxMessageState }[]>(
+      SETTLE_OUTBOX_FAILURE_SQL,
+      [id, delayMs, error.slice(0, 1000), maxAttempts],
+    );
+    return rows[0]?.state ?? 'PENDING';
+  }
+
+  /** Dead letters back to PENDING (of one request, or all); returns how many. */
+  async redeliverDead(requestId: string | null): Promise<number> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      REDELIVER_DEAD_OUTBOX_MESSAGES_SQL,
+      [requestId],
+    );
+    return n;
+  }
+
+  deadMessages(limit: number): Promise<DeadOutboxMessage[]> {
+    return this.dataSource.query<DeadOutboxMessage[]>(SELECT_DEAD_OUTBOX_MESSAGES_SQL, [limit]);
+  }
+
+  /** Deletes one batch of settled messages older than `retentionMs`; returns how many. */
+  async purgeSettled(retentionMs: number, limit: number): Promise<number> {
+    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
+      PURGE_SETTLED_OUTBOX_MESSAGES_SQL,
+      [retentionMs, limit],
+    );
+    return n;
   }
 }

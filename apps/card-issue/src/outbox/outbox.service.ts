@@ -5,8 +5,16 @@ import { CardIssueEnvironment } from '../config/environment.config';
 import { failureReasonOf } from '../integrations/gateway-result.model';
 import { OperationsClient } from '../integrations/operations/operations.client';
 import { outboxRetryDelayMs } from './outbox.backoff';
-import { ClaimedMessage } from './outbox-message.model';
+import { ClaimedMessage, OutboxMessageState } from './outbox-message.model';
 import { OutboxRepository } from './outbox.repository';
+
+const HOUR_MS = 3_600_000;
+/** A failed round (the claim itself failing) is logged at most once per this interval. */
+const ROUND_FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/** What became of one claimed message. */
+type Outcome =
+  { kind: 'delivered' } | { kind: 'failed'; reason: string; state: OutboxMessageState };
 
 type ClaimedCreate = Extract<ClaimedMessage, { type: 'operation.create' }>;
 type ClaimedStatus = Extract<ClaimedMessage, { type: 'operation.status' }>;
@@ -14,9 +22,14 @@ type ClaimedStatus = Extract<ClaimedMessage, { type: 'operation.status' }>;
 /**
  * Delivers outbox messages to the operation service: claimed in batches under a lease,
  * sent concurrently across requests (in order within one), retried with exponential
- * backoff while the service is unavailable. The operation service treats a repeated
- * create (same requestId) and a stale status (lower sequence) as no-ops, so a message
- * delivered twice after a crash changes nothing.
+ * backoff while the service is unavailable, given up as DEAD after OUTBOX_MAX_ATTEMPTS
+ * (redeliverDead brings them back). The operation service treats a repeated create (same
+ * requestId) and a stale status (lower sequence) as no-ops, so a message delivered twice after
+ * a crash changes nothing, and a status superseded by a newer one need not be sent at all.
+ *
+ * Logging follows failures, not messages: one line per batch that had failed deliveries (with
+ * the count per reason), one per batch that gave messages up, and one per interval for rounds
+ * that could not claim at all.
  */
 @Injectable()
 export class OutboxService implements BeforeApplicationShutdown {
@@ -24,6 +37,8 @@ export class OutboxService implements BeforeApplicationShutdown {
   private draining: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private lastRoundFailureLoggedAt = 0;
+  private roundFailuresNotLogged = 0;
 
   constructor(
     private readonly repository: OutboxRepository,
@@ -35,12 +50,14 @@ export class OutboxService implements BeforeApplicationShutdown {
   /** Asks for a delivery round soon, without waiting for it (after a change was committed). */
   kick(): void {
     if (this.stopped || !this.env.OUTBOX_ENABLED) return;
-    void this.drain().catch((error: unknown) =>
-      this.logger.error({ err: error }, 'Outbox delivery failed'),
-    );
+    // drain() logs a failed round itself, once for all the callers sharing it.
+    void this.drain().catch(() => undefined);
   }
 
-  /** Delivers due messages until none is left; concurrent calls share one round. */
+  /**
+   * Delivers due messages until none is left; concurrent calls share one round. A round whose
+   * claim fails ends there (the next kick or tick tries again) and is logged by roundFailed.
+   */
   drain(): Promise<void> {
     if (this.draining) {
       this.again = true;
@@ -54,6 +71,9 @@ export class OutboxService implements BeforeApplicationShutdown {
             // keep going while batches come back non-empty
           }
         } while (this.again && !this.stopped);
+      } catch (error) {
+        this.roundFailed(error);
+        throw error;
       } finally {
         this.draining = null;
       }
@@ -70,17 +90,78 @@ export class OutboxService implements BeforeApplicationShutdown {
     const operationIds = statuses.length
       ? await this.cardIssues.operationIdsOf(statuses.map((message) => message.requestId))
       : new Map<string, string | null>();
-    await Promise.all(
+    const outcomes = await Promise.all(
       batch.map((message) =>
         message.type === 'operation.create'
           ? this.deliverCreate(message)
           : this.deliverStatus(message, operationIds.get(message.requestId) ?? null),
       ),
     );
+    this.logFailures(batch, outcomes);
     return batch.length;
   }
 
-  private async deliverCreate(message: ClaimedCreate): Promise<void> {
+  /**
+   * Deletes the messages DELIVERED or SUPERSEDED more than OUTBOX_RETENTION_HOURS ago, batch
+   * after batch (bounded, so one run cannot hold the scheduler forever); returns how many.
+   */
+  async purgeSettled(maxBatches = 100): Promise<number> {
+    const retentionMs = this.env.OUTBOX_RETENTION_HOURS * HOUR_MS;
+    let total = 0;
+    for (let i = 0; i < maxBatches && !this.stopped; i++) {
+      const removed = await this.repository.purgeSettled(
+        retentionMs,
+        this.env.OUTBOX_PURGE_BATCH_SIZE,
+      );
+      total += removed;
+      if (removed < this.env.OUTBOX_PURGE_BATCH_SIZE) break;
+    }
+    return total;
+  }
+
+  private logFailures(batch: ClaimedMessage[], outcomes: Outcome[]): void {
+    const reasons: Record<string, number> = {};
+    const dead: { messageId: string; requestId: string; type: string }[] = [];
+    let failed = 0;
+    outcomes.forEach((outcome, i) => {
+      if (outcome.kind !== 'failed') return;
+      failed++;
+      reasons[outcome.reason] = (reasons[outcome.reason] ?? 0) + 1;
+      const message = batch[i];
+      if (outcome.state === 'DEAD')
+        dead.push({ messageId: message.id, requestId: message.requestId, type: message.type });
+    });
+    if (failed)
+      this.logger.warn(
+        { failed, claimed: batch.length, reasons },
+        'Outbox deliveries failed; retried with backoff',
+      );
+    if (dead.length)
+      this.logger.error(
+        {
+          dead: dead.length,
+          messages: dead.slice(0, 20),
+          maxAttempts: this.env.OUTBOX_MAX_ATTEMPTS,
+        },
+        'Outbox messages given up after their last attempt (dead letters; see outbox:redeliver)',
+      );
+  }
+
+  private roundFailed(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastRoundFailureLoggedAt < ROUND_FAILURE_LOG_INTERVAL_MS) {
+      this.roundFailuresNotLogged++;
+      return;
+    }
+    this.logger.error(
+      { err: error, alsoFailedSinceLastLine: this.roundFailuresNotLogged },
+      'Outbox delivery round failed',
+    );
+    this.lastRoundFailureLoggedAt = now;
+    this.roundFailuresNotLogged = 0;
+  }
+
+  private async deliverCreate(message: ClaimedCreate): Promise<Outcome> {
     const { cardOwner, holderUserId, formFactor, status } = message.payload;
     const result = await this.operations.createOperation({
       requestId: message.requestId,
@@ -97,9 +178,13 @@ export class OutboxService implements BeforeApplicationShutdown {
       await this.repository.markDelivered(message.id, manager);
       await this.cardIssues.recordOperationId(manager, message.requestId, operationId);
     });
+    return { kind: 'delivered' };
   }
 
-  private async deliverStatus(message: ClaimedStatus, operationId: string | null): Promise<void> {
+  private async deliverStatus(
+    message: ClaimedStatus,
+    operationId: string | null,
+  ): Promise<Outcome> {
     if (!operationId) return this.retry(message, 'operation not created yet');
     const result = await this.operations.updateStatus(
       operationId,
@@ -108,19 +193,22 @@ export class OutboxService implements BeforeApplicationShutdown {
     );
     if (result.kind !== 'ok') return this.retry(message, failureReasonOf(result));
     await this.repository.markDelivered(message.id);
+    return { kind: 'delivered' };
   }
 
-  private async retry(message: ClaimedMessage, reason: string): Promise<void> {
+  private async retry(message: ClaimedMessage, reason: string): Promise<Outcome> {
     const delay = outboxRetryDelayMs(
       message.attempts,
       this.env.OUTBOX_RETRY_BASE_MS,
       this.env.OUTBOX_RETRY_MAX_MS,
     );
-    this.logger.warn(
-      { messageId: message.id, requestId: message.requestId, attempts: message.attempts, reason },
-      'Outbox delivery will be retried',
+    const state = await this.repository.settleFailure(
+      message.id,
+      delay,
+      reason,
+      this.env.OUTBOX_MAX_ATTEMPTS,
     );
-    await this.repository.scheduleRetry(message.id, delay, reason);
+    return { kind: 'failed', reason, state };
   }
 
   /** Before the HTTP server closes: lets the delivery in flight finish; nothing new starts. */
