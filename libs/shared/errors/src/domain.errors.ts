@@ -9,6 +9,8 @@ export abstract class DomainError extends Error {
   abstract readonly httpStatus: number;
   /** A short human title; the registration service shows it as `error`. */
   readonly title?: string;
+  /** Seconds after which a retry may succeed: sent as Retry-After. */
+  readonly retryAfterSeconds?: number;
 
   constructor(message: string) {
     super(message);

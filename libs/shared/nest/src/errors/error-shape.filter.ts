@@ -32,6 +32,9 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
     }
     const body = this.render(problem, formatLocalDateTime(this.clock.now(), this.timeZone));
     if (reply.sent) return;
+    if (problem.retryAfterSeconds !== undefined) {
+      void reply.header('retry-after', String(problem.retryAfterSeconds));
+    }
     void reply
       .status(problem.status)
       .header('content-type', 'application/json; charset=utf-8')

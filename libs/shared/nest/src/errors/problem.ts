@@ -15,6 +15,8 @@ export interface Problem {
   message: string;
   title?: string;
   fieldErrors?: FieldError[];
+  /** Seconds after which a retry may succeed: the filter sends Retry-After. */
+  retryAfterSeconds?: number;
   /** True when the failure was not anticipated and must be logged with its stack. */
   unexpected: boolean;
 }
@@ -121,6 +123,7 @@ export function toProblem(exception: unknown): Problem {
       code: exception.code,
       message: exception.message,
       title: exception.title,
+      retryAfterSeconds: exception.retryAfterSeconds,
       unexpected: false,
     };
   }
