@@ -140,12 +140,6 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @IsInt()
   @Min(10)
   OUTBOX_RETRY_MAX_MS = 60_000;
-
-  /** How long an Idempotency-Key and its response are kept. */
-  @Type(() => Number)
-  @IsInt()
-  @Min(24)
-  IDEMPOTENCY_KEY_TTL_HOURS = 24;
 }
 
 /** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */

@@ -11,6 +11,7 @@ import { CreateBranchService1795394300000 } from './migrations/1795394300000-Cre
 import { CreateOperationService1795394200000 } from './migrations/1795394200000-CreateOperationService';
 import { CreateUserService1795394100000 } from './migrations/1795394100000-CreateUserService';
 import { CardIssues1795394039976 } from './migrations/1795394039976-CardIssues';
+import { IdempotencyKeyLeases1795410000000 } from './migrations/1795410000000-IdempotencyKeyLeases';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -32,5 +33,6 @@ export const DATABASE_OPTIONS: Pick<
     CreateOperationService1795394200000,
     CreateBranchService1795394300000,
     CardIssues1795394039976,
+    IdempotencyKeyLeases1795410000000,
   ],
 };
