@@ -837,7 +837,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 visible ASCII characters. The same key with the same body replays the first response (header Idempotent-Replayed: true) and creates nothing; with another body: 409. Keys are kept 24 hours. */
+                /** @description Up to 255 visible ASCII characters. The same key with the same body replays the first response byte for byte (header Idempotent-Replayed: true) and creates nothing; with another body: 409. While a request with the key is still running, a repeat waits for it (IDEMPOTENCY_WAIT_MS, default 10 s), then 409 with Retry-After; a key whose request died is taken over once its lease (IDEMPOTENCY_LEASE_MS, default 5 s) runs out. Keys are kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -852,6 +852,8 @@ export interface operations {
             /** @description Stored, CREATED or FAILED */
             201: {
                 headers: {
+                    /** @description true when the response is the replay of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -867,9 +869,11 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description Idempotency-Key reused with another body */
+            /** @description Idempotency-Key reused with another body, or still in progress (then with Retry-After, in seconds) */
             409: {
                 headers: {
+                    /** @description Seconds to wait before a retry (key in progress only) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -371,7 +371,10 @@ export interface operations {
     Clients_register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description До 255 видимых символов ASCII. Повтор с тем же ключом и тем же телом возвращает первый ответ байт в байт (заголовок Idempotent-Replayed: true) и никого не регистрирует; с другим телом — 409. Пока запрос с этим ключом выполняется, повтор ждёт его (IDEMPOTENCY_WAIT_MS, 10 с), затем 409 с Retry-After; ключ, чей запрос оборвался, переходит к повтору по истечении аренды (IDEMPOTENCY_LEASE_MS, 5 с). Ключи хранятся 24 часа. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -384,6 +387,8 @@ export interface operations {
             /** @description Клиент зарегистрирован, счёт открыт */
             201: {
                 headers: {
+                    /** @description true, если это повтор ответа на прежний запрос с тем же Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -408,9 +413,11 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description Клиент с такими серией и номером паспорта уже зарегистрирован */
+            /** @description Клиент с такими серией и номером паспорта уже зарегистрирован (id клиента не раскрывается), Idempotency-Key использован с другим телом или запрос с ним ещё выполняется (тогда с Retry-After, в секундах) */
             409: {
                 headers: {
+                    /** @description Через сколько секунд повторить запрос (только пока запрос с ключом выполняется) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

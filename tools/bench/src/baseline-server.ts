@@ -153,8 +153,6 @@ async function createCardIssue(body: Json): Promise<[number, unknown]> {
     request.options ? JSON.stringify(request.options) : null,
     request.delivery ? JSON.stringify(request.delivery) : null,
     now,
-    null,
-    status === 'CREATED' ? 'STSCI01' : 'STSCI05',
   ]);
   return [
     201,

@@ -52,18 +52,38 @@ export class CardIssuesController {
     name: 'Idempotency-Key',
     required: false,
     description:
-      'Up to 255 visible ASCII characters. The same key with the same body replays the first response (header ' +
-      'Idempotent-Replayed: true) and creates nothing; with another body: 409. Keys are kept 24 hours.',
+      'Up to 255 visible ASCII characters. The same key with the same body replays the first response byte for ' +
+      'byte (header Idempotent-Replayed: true) and creates nothing; with another body: 409. While a request with ' +
+      'the key is still running, a repeat waits for it (IDEMPOTENCY_WAIT_MS, default 10 s), then 409 with ' +
+      'Retry-After; a key whose request died is taken over once its lease (IDEMPOTENCY_LEASE_MS, default 5 s) ' +
+      'runs out. Keys are kept 24 hours.',
   })
   @ApiBody({ type: CardIssueRequestDto, examples: CARD_ISSUE_REQUEST_EXAMPLES })
-  @ApiCreatedResponse({ type: CardIssueResponseDto, description: 'Stored, CREATED or FAILED' })
+  @ApiCreatedResponse({
+    type: CardIssueResponseDto,
+    description: 'Stored, CREATED or FAILED',
+    headers: {
+      'Idempotent-Replayed': {
+        description:
+          'true when the response is the replay of an earlier request with the same Idempotency-Key',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
+  })
   @ApiBadRequestResponse({
     type: CardIssueErrorBody,
     description: 'Validation failed: errors names every field',
   })
   @ApiConflictResponse({
     type: CardIssueErrorBody,
-    description: 'Idempotency-Key reused with another body',
+    description:
+      'Idempotency-Key reused with another body, or still in progress (then with Retry-After, in seconds)',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before a retry (key in progress only)',
+        schema: { type: 'integer' },
+      },
+    },
   })
   @ApiServiceUnavailableResponse({
     type: CardIssueErrorBody,
@@ -80,15 +100,17 @@ export class CardIssuesController {
     @Body(CardIssueRequestPipe) body: Readonly<CardIssueRequestDto>,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<CardIssueResponseDto> {
+  ): Promise<string> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw new RequestValidationError([
         { path: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' },
       ]);
     }
-    const { response, replayed } = await this.cardIssues.create(body, idempotencyKey);
+    const { body: sent, replayed } = await this.cardIssues.create(body, idempotencyKey);
     if (replayed) void reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-    return response;
+    // The JSON text itself, so a replay sends the very bytes of the first answer.
+    void reply.header('content-type', 'application/json; charset=utf-8');
+    return sent;
   }
 
   @Get('client/:clientId')

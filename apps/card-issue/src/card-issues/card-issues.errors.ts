@@ -60,11 +60,12 @@ export class IdempotencyKeyReusedError extends DomainError {
   }
 }
 
+/** A parallel request holds the key (or took it over from this one); Retry-After says when to look again. */
 export class IdempotencyKeyInProgressError extends DomainError {
   readonly code = 'IDEMPOTENCY_KEY_IN_PROGRESS';
   readonly httpStatus = 409;
 
-  constructor() {
+  constructor(override readonly retryAfterSeconds: number) {
     super('A request with this Idempotency-Key is still being processed; retry shortly');
   }
 }

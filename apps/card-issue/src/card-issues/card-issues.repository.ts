@@ -3,22 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PG_SEQUENCE_LIMIT_EXCEEDED, postgresError, readQuery } from '@bank/shared/database';
 import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status.model';
-import { STATUS_CODES } from './card-issue-status.model';
 import {
   APPLY_STATUS_CHANGE_SQL,
-  CLAIM_IDEMPOTENCY_KEY_SQL,
-  DELETE_IDEMPOTENCY_KEYS_BEFORE_SQL,
   INSERT_CARD_ISSUE_SQL,
   LOCK_CARD_ISSUE_SQL,
   MOVE_DUE_BATCH_SQL,
   RECORD_OPERATION_ID_SQL,
-  RELEASE_IDEMPOTENCY_KEY_SQL,
   SELECT_CARD_ISSUES_BY_CLIENT_SQL,
   SELECT_CARD_ISSUE_BY_ID_SQL,
-  SELECT_IDEMPOTENCY_KEY_SQL,
   SELECT_OPERATION_IDS_SQL,
 } from './card-issues.sql';
-import type { CardIssueResponseDto } from './dto/card-issue-response.dto';
 
 export interface NewCardIssueRow {
   businessDay: string; // ddMMyyyy
@@ -31,8 +25,6 @@ export interface NewCardIssueRow {
   options: object | null;
   delivery: object | null;
   now: Date;
-  /** The idempotency key whose response this insert records, if any. */
-  idempotencyKey: string | null;
 }
 
 export function isSequenceExhausted(error: unknown): boolean {
@@ -74,15 +66,9 @@ export interface DueBatch {
   limit: number;
 }
 
-/** An Idempotency-Key as stored: its body hash and, once its request was stored, the response. */
-export interface StoredIdempotencyKey {
-  requestHash: string;
-  response: CardIssueResponseDto | null;
-}
-
 /**
  * The one owner of the card_issue_* tables: runs the statements of card-issues.sql.ts, for the
- * card issue service, the automatic moves, the idempotency keys and the outbox (which records
+ * card issue service, the automatic moves and the outbox (which records
  * the operation ids).
  */
 @Injectable()
@@ -91,11 +77,12 @@ export class CardIssuesRepository {
 
   /**
    * Stores a new request in one statement: the request with its id generated from the
-   * day's sequence, its first history entry, the outbox message that creates its
-   * operation, and the response of its idempotency key.
+   * day's sequence, its first history entry and the outbox message that creates its
+   * operation. Runs in the transaction of `manager` when given.
    */
-  async insert(row: NewCardIssueRow): Promise<string> {
-    const rows = await this.dataSource.query<{ requestId: string }[]>(INSERT_CARD_ISSUE_SQL, [
+  async insert(row: NewCardIssueRow, manager?: EntityManager): Promise<string> {
+    const runner = manager ?? this.dataSource;
+    const rows = await runner.query<{ requestId: string }[]>(INSERT_CARD_ISSUE_SQL, [
       row.businessDay,
       row.status,
       row.failureReason,
@@ -106,8 +93,6 @@ export class CardIssuesRepository {
       row.options ? JSON.stringify(row.options) : null,
       row.delivery ? JSON.stringify(row.delivery) : null,
       row.now,
-      row.idempotencyKey,
-      STATUS_CODES[row.status],
     ]);
     return rows[0].requestId;
   }
@@ -200,35 +185,5 @@ export class CardIssuesRepository {
     operationId: string,
   ): Promise<void> {
     await manager.query(RECORD_OPERATION_ID_SQL, [requestId, operationId]);
-  }
-
-  /** Takes an Idempotency-Key for this caller; false when another request holds or held it. */
-  async claimIdempotencyKey(key: string, requestHash: string, now: Date): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(CLAIM_IDEMPOTENCY_KEY_SQL, [
-      key,
-      requestHash,
-      now,
-    ]);
-    return rows.length === 1;
-  }
-
-  async findIdempotencyKey(key: string): Promise<StoredIdempotencyKey | null> {
-    const rows = await this.dataSource.query<StoredIdempotencyKey[]>(SELECT_IDEMPOTENCY_KEY_SQL, [
-      key,
-    ]);
-    return rows[0] ?? null;
-  }
-
-  /** Gives a key back when its request stored nothing, so a retry may proceed. */
-  async releaseIdempotencyKey(key: string): Promise<void> {
-    await this.dataSource.query(RELEASE_IDEMPOTENCY_KEY_SQL, [key]);
-  }
-
-  /** Forgets the keys taken before `cutoff`; returns how many. */
-  async deleteIdempotencyKeysBefore(cutoff: Date): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(DELETE_IDEMPOTENCY_KEYS_BEFORE_SQL, [
-      cutoff,
-    ]);
-    return rows[0].n;
   }
 }

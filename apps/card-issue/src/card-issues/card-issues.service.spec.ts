@@ -11,6 +11,9 @@ import { DownstreamUnavailableError } from './card-issues.errors';
 import { CardIssueRequestDto } from './dto/card-issue-request.dto';
 import { CardIssueResponseDto } from './dto/card-issue-response.dto';
 import { IdempotencyService } from './idempotency.service';
+import { EntityManager } from 'typeorm';
+import { IdempotencyClaim, IdempotencyLease, StoredResponse } from '@bank/shared/idempotency';
+import { IdempotencyKeyInProgressError, IdempotencyKeyReusedError } from './card-issues.errors';
 
 const OWNER = 'X00001';
 const HOLDER = 'X00002';
@@ -54,26 +57,47 @@ class FakeBranches implements Pick<BranchesClient, 'getBranch'> {
   }
 }
 
-class FakeRepository implements Pick<CardIssuesRepository, 'insert'> {
+class FakeRepository implements Pick<CardIssuesRepository, 'insert' | 'transaction'> {
   readonly rows: NewCardIssueRow[] = [];
+  /** Rows inserted inside transaction(), as the key's response must commit with them. */
+  inTransaction = 0;
 
-  insert(row: NewCardIssueRow): Promise<string> {
+  insert(row: NewCardIssueRow, manager?: EntityManager): Promise<string> {
     this.rows.push(row);
+    if (manager) this.inTransaction++;
     return Promise.resolve(`RCARDB23112026${String(this.rows.length).padStart(6, '0')}`);
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return work({} as EntityManager);
   }
 }
 
-class FakeIdempotency implements Pick<IdempotencyService, 'claim' | 'release'> {
-  stored: CardIssueResponseDto | null = null;
-  readonly released: string[] = [];
+/** The lease of a held key: records what completed or released it. */
+class FakeLease {
+  completed: StoredResponse | null = null;
+  released = false;
 
-  claim(): Promise<CardIssueResponseDto | null> {
-    return Promise.resolve(this.stored);
+  complete(_: unknown, response: StoredResponse): Promise<void> {
+    this.completed = response;
+    return Promise.resolve();
   }
 
-  release(key: string): Promise<void> {
-    this.released.push(key);
+  release(): Promise<void> {
+    this.released = true;
     return Promise.resolve();
+  }
+}
+
+class FakeIdempotency implements Pick<IdempotencyService, 'claim'> {
+  next: IdempotencyClaim | null = null;
+  readonly leases: FakeLease[] = [];
+
+  claim(): Promise<IdempotencyClaim> {
+    if (this.next) return Promise.resolve(this.next);
+    const lease = new FakeLease();
+    this.leases.push(lease);
+    return Promise.resolve({ kind: 'held', lease: lease as unknown as IdempotencyLease });
   }
 }
 
@@ -110,6 +134,11 @@ function forThirdParty(): CardIssueRequestDto {
 }
 
 describe('CardIssuesService.create', () => {
+  /** create() with its body text parsed. */
+  const created = async (dto: CardIssueRequestDto, key?: string) => {
+    const { body, replayed } = await service.create(dto, key);
+    return { response: JSON.parse(body) as CardIssueResponseDto, replayed };
+  };
   let service: CardIssuesService;
   let users: FakeUsers;
   let branches: FakeBranches;
@@ -160,12 +189,12 @@ describe('CardIssuesService.create', () => {
   });
 
   const failureOf = async (dto: CardIssueRequestDto) => {
-    const { response } = await service.create(dto);
+    const { response } = await created(dto);
     return response.failureReason;
   };
 
   it('stores a CREATED request when every reference exists, and kicks the outbox', async () => {
-    const { response, replayed } = await service.create(everyReference());
+    const { response, replayed } = await created(everyReference());
 
     expect(response).toEqual({
       requestId: 'RCARDB23112026000001',
@@ -180,7 +209,6 @@ describe('CardIssuesService.create', () => {
       failureReason: null,
       cardOwner: OWNER,
       holderUserId: HOLDER,
-      idempotencyKey: null,
     });
     expect(kicks).toBe(1);
     // The delivery the kick starts must not inherit this request's downstream deadline.
@@ -204,7 +232,7 @@ describe('CardIssuesService.create', () => {
     async (missing, reason) => {
       missing.forEach((id) => users.missing.add(id));
       branches.result = { kind: 'not-found' };
-      const { response } = await service.create(everyReference());
+      const { response } = await created(everyReference());
       expect(response).toMatchObject({ status: 'FAILED', statusCode: 'STSCI05' });
       expect(response.failureReason).toBe(reason);
       expect(repository.rows[0]).toMatchObject({ status: 'FAILED', failureReason: reason });
@@ -228,7 +256,7 @@ describe('CardIssuesService.create', () => {
 
   describe('a third-party holder', () => {
     it('is created when nothing failed, and the request stores its new id', async () => {
-      const { response } = await service.create(forThirdParty());
+      const { response } = await created(forThirdParty());
       expect(response.status).toBe('CREATED');
       expect(users.created).toEqual([thirdParty]);
       expect(repository.rows[0].holderUserId).toBe(NEW_HOLDER);
@@ -272,31 +300,38 @@ describe('CardIssuesService.create', () => {
   });
 
   describe('with an Idempotency-Key', () => {
-    it('replays a stored response without storing anything', async () => {
-      const stored: CardIssueResponseDto = {
-        requestId: 'RCARDB23112026000042',
-        status: 'CREATED',
-        statusCode: 'STSCI01',
-        failureReason: null,
-      };
-      idempotency.stored = stored;
-      expect(await service.create(everyReference(), 'key-1')).toEqual({
-        response: stored,
-        replayed: true,
+    it('replays a stored response, as its exact text, without storing anything', async () => {
+      const body =
+        '{"requestId":"RCARDB23112026000042","status":"CREATED","statusCode":"STSCI01","failureReason":null}';
+      idempotency.next = { kind: 'replay', response: { status: 201, body } };
+      expect(await service.create(everyReference(), 'key-1')).toEqual({ body, replayed: true });
+      expect(repository.rows).toEqual([]);
+    });
+
+    it('refuses a key used with another body, or still in progress (with its Retry-After)', async () => {
+      idempotency.next = { kind: 'reused' };
+      await expect(service.create(everyReference(), 'k')).rejects.toBeInstanceOf(
+        IdempotencyKeyReusedError,
+      );
+      idempotency.next = { kind: 'in-progress', retryAfterSeconds: 4 };
+      await expect(service.create(everyReference(), 'k')).rejects.toMatchObject({
+        constructor: IdempotencyKeyInProgressError,
+        retryAfterSeconds: 4,
       });
       expect(repository.rows).toEqual([]);
     });
 
-    it('stores the key with the request, and releases it when the request fails', async () => {
-      await service.create(everyReference(), 'key-1');
-      expect(repository.rows[0].idempotencyKey).toBe('key-1');
-      expect(idempotency.released).toEqual([]);
+    it('stores the response text with the request in one transaction, and releases the key when the request fails', async () => {
+      const { body } = await service.create(everyReference(), 'key-1');
+      expect(repository.inTransaction).toBe(1);
+      expect(idempotency.leases[0].completed).toEqual({ status: 201, body });
+      expect(idempotency.leases[0].released).toBe(false);
 
       users.unavailable.add(OWNER);
       await expect(service.create(everyReference(), 'key-2')).rejects.toBeInstanceOf(
         DownstreamUnavailableError,
       );
-      expect(idempotency.released).toEqual(['key-2']);
+      expect(idempotency.leases[1].released).toBe(true);
     });
   });
 });

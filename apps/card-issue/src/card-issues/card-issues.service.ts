@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { IdempotencyLease, IdempotencyLeaseLostError } from '@bank/shared/idempotency';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 import { requestIdBusinessDay } from '@bank/shared/identifiers';
 import { BranchesClient, DownstreamBranch } from '../integrations/branches/branches.client';
@@ -10,10 +11,16 @@ import { CreateUserDto } from '../contracts/user.dto';
 import { OutboxService } from '../outbox/outbox.service';
 import { CardIssueStatus, isStatusAllowedFor } from './card-issue-status.model';
 import { toCardIssueRecord, toCardIssueResponse } from './card-issues.mapper';
-import { CardIssuesRepository, isSequenceExhausted } from './card-issues.repository';
+import {
+  CardIssuesRepository,
+  isSequenceExhausted,
+  NewCardIssueRow,
+} from './card-issues.repository';
 import {
   CardIssueNotFoundError,
   DownstreamUnavailableError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
   RequestIdsExhaustedError,
   StatusNotAllowedError,
 } from './card-issues.errors';
@@ -26,7 +33,8 @@ import { CardIssueRecordDto, CardIssueResponseDto } from './dto/card-issue-respo
 import { IdempotencyService } from './idempotency.service';
 
 export interface CreateResult {
-  response: CardIssueResponseDto;
+  /** The response body (a CardIssueResponseDto) as JSON text: sent, and replayed, as is. */
+  body: string;
   /** True when an Idempotency-Key replayed an earlier response. */
   replayed: boolean;
 }
@@ -53,22 +61,41 @@ export class CardIssuesService {
   ) {}
 
   async create(dto: CardIssueRequestDto, idempotencyKey?: string): Promise<CreateResult> {
-    // One downstream time budget for everything this request asks of other services; the
-    // outbox is kicked outside it, so its delivery does not inherit this request's deadline.
-    const run = async () => {
-      const response = await this.budget.run(() => this.process(dto, idempotencyKey ?? null));
-      this.outbox.kick();
-      return response;
-    };
-    if (!idempotencyKey) return { response: await run(), replayed: false };
-    const stored = await this.idempotency.claim(idempotencyKey, dto);
-    if (stored) return { response: stored, replayed: true };
+    if (!idempotencyKey) return { body: await this.run(dto, null, null), replayed: false };
+    const claim = await this.idempotency.claim(idempotencyKey, dto);
+    if (claim.kind === 'replay') return { body: claim.response.body, replayed: true };
+    if (claim.kind === 'reused') throw new IdempotencyKeyReusedError();
+    if (claim.kind === 'in-progress')
+      throw new IdempotencyKeyInProgressError(claim.retryAfterSeconds);
     try {
-      return { response: await run(), replayed: false };
+      return { body: await this.run(dto, idempotencyKey, claim.lease), replayed: false };
     } catch (error) {
-      await this.idempotency.release(idempotencyKey);
+      await claim.lease
+        .release()
+        .catch((releaseError: unknown) =>
+          this.logger.warn(
+            { err: releaseError },
+            'Idempotency-Key not released; its lease will run out',
+          ),
+        );
+      // Another request took the key over while this one stalled: it answers for the key.
+      if (error instanceof IdempotencyLeaseLostError) throw new IdempotencyKeyInProgressError(1);
       throw error;
     }
+  }
+
+  /**
+   * One downstream time budget for everything this request asks of other services; the
+   * outbox is kicked outside it, so its delivery does not inherit this request's deadline.
+   */
+  private async run(
+    dto: CardIssueRequestDto,
+    idempotencyKey: string | null,
+    lease: IdempotencyLease | null,
+  ): Promise<string> {
+    const body = await this.budget.run(() => this.process(dto, idempotencyKey, lease));
+    this.outbox.kick();
+    return body;
   }
 
   /**
@@ -79,7 +106,8 @@ export class CardIssuesService {
   private async process(
     dto: CardIssueRequestDto,
     idempotencyKey: string | null,
-  ): Promise<CardIssueResponseDto> {
+    lease: IdempotencyLease | null,
+  ): Promise<string> {
     const request = dto.request;
     let failureReason = await this.failureReason(request);
     let holder: StoredHolder = {
@@ -98,8 +126,7 @@ export class CardIssuesService {
       else holder = created;
     }
     const status: CardIssueStatus = failureReason ? 'FAILED' : 'CREATED';
-    const requestId = await this.store(request, holder, status, failureReason, idempotencyKey);
-    return toCardIssueResponse({ requestId, status, failureReason });
+    return this.store(request, holder, status, failureReason, lease);
   }
 
   /**
@@ -147,29 +174,39 @@ export class CardIssuesService {
     };
   }
 
-  /** Stores the request (with its history, outbox message and idempotency response); returns its id. */
+  /**
+   * Stores the request (with its history and outbox message) and, under an Idempotency-Key,
+   * the response in the same transaction; returns the response body as JSON text.
+   */
   private async store(
     request: CardIssueRequestBodyDto,
     holder: StoredHolder,
     status: CardIssueStatus,
     failureReason: string | null,
-    idempotencyKey: string | null,
+    lease: IdempotencyLease | null,
   ): Promise<string> {
     const now = this.clock.now();
     const businessDay = requestIdBusinessDay(now, this.timeZone);
+    const row: NewCardIssueRow = {
+      businessDay,
+      status,
+      failureReason,
+      cardOwner: request.cardOwner,
+      holderUserId: holder.holderUserId,
+      formFactor: request.formFactor,
+      cardHolder: holder.cardHolder,
+      options: request.options ?? null,
+      delivery: request.delivery ?? null,
+      now,
+    };
+    const bodyOf = (requestId: string) =>
+      JSON.stringify(toCardIssueResponse({ requestId, status, failureReason }));
     try {
-      return await this.repository.insert({
-        businessDay,
-        status,
-        failureReason,
-        cardOwner: request.cardOwner,
-        holderUserId: holder.holderUserId,
-        formFactor: request.formFactor,
-        cardHolder: holder.cardHolder,
-        options: request.options ?? null,
-        delivery: request.delivery ?? null,
-        now,
-        idempotencyKey,
+      if (!lease) return bodyOf(await this.repository.insert(row));
+      return await this.repository.transaction(async (manager) => {
+        const body = bodyOf(await this.repository.insert(row, manager));
+        await lease.complete(manager, { status: 201, body });
+        return body;
       });
     } catch (error) {
       if (isSequenceExhausted(error)) throw new RequestIdsExhaustedError(businessDay);

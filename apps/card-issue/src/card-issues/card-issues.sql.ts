@@ -48,8 +48,9 @@ function supersedeOlderStatuses(source: string): string {
 
 /**
  * Stores a new request in one statement: the request with its id generated from the day's
- * sequence ($1 = ddMMyyyy), its first history entry, the outbox message that creates its
- * operation, and the response of its idempotency key ($11, if any).
+ * sequence ($1 = ddMMyyyy), its first history entry and the outbox message that creates its
+ * operation. (The response of an Idempotency-Key is stored in the same transaction by
+ * @bank/shared/idempotency, as the exact text sent.)
  */
 export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
    INSERT INTO card_issue_requests (request_id, status, failure_reason, card_owner, holder_user_id, form_factor,
@@ -68,11 +69,6 @@ export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
                          'formFactor', $6::text, 'status', $2::text, 'sequence', 1)`,
      'req',
    )}
- ), idempotency AS (
-   UPDATE card_issue_idempotency_keys k
-   SET response = jsonb_build_object('requestId', req.request_id, 'status', $2::text,
-                                     'statusCode', $12::text, 'failureReason', $3::text)
-   FROM req WHERE k.key = $11::text
  )
  SELECT request_id AS "requestId" FROM req`;
 
@@ -196,28 +192,3 @@ export const SELECT_OPERATION_IDS_SQL = `SELECT request_id AS "requestId", opera
 
 /** Records the id the operation service gave request $1: $2. */
 export const RECORD_OPERATION_ID_SQL = `UPDATE card_issue_requests SET operation_id = $2 WHERE request_id = $1`;
-
-/**
- * Takes Idempotency-Key $1 for a request whose body hashes to $2, at $3; returns a row only when
- * this caller got the key (another request holds or held it otherwise).
- */
-export const CLAIM_IDEMPOTENCY_KEY_SQL = `INSERT INTO card_issue_idempotency_keys (key, request_hash, created_at)
- VALUES ($1, $2, $3)
- ON CONFLICT (key) DO NOTHING RETURNING key`;
-
-/**
- * Key $1's body hash and the response stored with it (null while its request runs). The
- * response is the jsonb that INSERT_CARD_ISSUE_SQL builds: {requestId, status, statusCode,
- * failureReason}, a CardIssueResponseDto.
- */
-export const SELECT_IDEMPOTENCY_KEY_SQL = `SELECT request_hash AS "requestHash", response
- FROM card_issue_idempotency_keys WHERE key = $1`;
-
-/** Gives key $1 back if its request stored nothing. */
-export const RELEASE_IDEMPOTENCY_KEY_SQL = `DELETE FROM card_issue_idempotency_keys WHERE key = $1 AND response IS NULL`;
-
-/** Forgets the keys taken before $1; returns how many as n. */
-export const DELETE_IDEMPOTENCY_KEYS_BEFORE_SQL = `WITH gone AS (
-   DELETE FROM card_issue_idempotency_keys WHERE created_at < $1 RETURNING 1
- )
- SELECT count(*)::int AS n FROM gone`;

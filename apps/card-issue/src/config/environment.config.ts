@@ -187,12 +187,6 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(1)
   @Max(100_000)
   OUTBOX_PURGE_BATCH_SIZE = 5_000;
-
-  /** How long an Idempotency-Key and its response are kept. */
-  @Type(() => Number)
-  @IsInt()
-  @Min(24)
-  IDEMPOTENCY_KEY_TTL_HOURS = 24;
 }
 
 /** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */

@@ -13,6 +13,7 @@ import { CreateUserService1795394100000 } from './migrations/1795394100000-Creat
 import { CardIssues1795394039976 } from './migrations/1795394039976-CardIssues';
 import { UserIdempotencyKey1795394400000 } from './migrations/1795394400000-UserIdempotencyKey';
 import { OutboxStates1795394540000 } from './migrations/1795394540000-OutboxStates';
+import { IdempotencyKeyLeases1795410000000 } from './migrations/1795410000000-IdempotencyKeyLeases';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -36,5 +37,6 @@ export const DATABASE_OPTIONS: Pick<
     CardIssues1795394039976,
     UserIdempotencyKey1795394400000,
     OutboxStates1795394540000,
+    IdempotencyKeyLeases1795410000000,
   ],
 };

@@ -1,18 +1,34 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Post, Put } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  HttpStatus,
+  Post,
+  Put,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
+  ApiHeader,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
+import { RequestValidationError } from '@bank/shared/errors';
 import { ClientsService } from './clients.service';
 import { ApiGetClientErrors, ApiRegisterErrors, ApiUpdatePassportErrors } from './clients.openapi';
 import { ClientIdParam } from './dto/client-id-param.decorator';
 import { ClientResponseDto } from './dto/client-response.dto';
 import { RegisterClientDto } from './dto/register-client.dto';
 import { UpdatePassportDto } from './dto/update-passport.dto';
+
+const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const ID_PARAM = {
   name: 'id',
@@ -34,14 +50,42 @@ export class ClientsController {
       'Проверяет поля (2.1), возраст и срок действия паспорта (2.4) на текущую бизнес-дату, PIN менеджера, ' +
       'уникальность паспорта, открывает счёт в запрошенной валюте. registrationDate и actualizationDate совпадают.',
   })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'До 255 видимых символов ASCII. Повтор с тем же ключом и тем же телом возвращает первый ответ байт в байт ' +
+      '(заголовок Idempotent-Replayed: true) и никого не регистрирует; с другим телом — 409. Пока запрос с этим ' +
+      'ключом выполняется, повтор ждёт его (IDEMPOTENCY_WAIT_MS, 10 с), затем 409 с Retry-After; ключ, чей запрос ' +
+      'оборвался, переходит к повтору по истечении аренды (IDEMPOTENCY_LEASE_MS, 5 с). Ключи хранятся 24 часа.',
+  })
   @ApiBody({ type: RegisterClientDto })
   @ApiCreatedResponse({
     type: ClientResponseDto,
     description: 'Клиент зарегистрирован, счёт открыт',
+    headers: {
+      'Idempotent-Replayed': {
+        description: 'true, если это повтор ответа на прежний запрос с тем же Idempotency-Key',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
   })
   @ApiRegisterErrors()
-  register(@Body() body: RegisterClientDto): Promise<ClientResponseDto> {
-    return this.clients.register(body);
+  async register(
+    @Body() body: RegisterClientDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new RequestValidationError([
+        { path: 'Idempotency-Key', message: 'должен содержать от 1 до 255 видимых символов ASCII' },
+      ]);
+    }
+    const { body: sent, replayed } = await this.clients.register(body, idempotencyKey);
+    if (replayed) void reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+    // The JSON text itself, so a replay sends the very bytes of the first answer.
+    void reply.header('content-type', 'application/json; charset=utf-8');
+    return sent;
   }
 
   @Get(':id')

@@ -91,3 +91,25 @@ function yearsWord(n: number): string {
   if (last >= 2 && last <= 4) return 'года';
   return 'лет';
 }
+
+/** The Idempotency-Key was already used with another body: 409. */
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  readonly httpStatus = 409;
+  override readonly title = 'Конфликт ключа идемпотентности';
+
+  constructor() {
+    super('Этот Idempotency-Key уже использован с другим телом запроса');
+  }
+}
+
+/** A request with this Idempotency-Key is still running: 409 with Retry-After. */
+export class IdempotencyKeyInProgressError extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_IN_PROGRESS';
+  readonly httpStatus = 409;
+  override readonly title = 'Запрос ещё обрабатывается';
+
+  constructor(override readonly retryAfterSeconds: number) {
+    super('Запрос с этим Idempotency-Key ещё обрабатывается, повторите его позже');
+  }
+}

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { ManagersModule } from '../managers/managers.module';
 import { AccountNumberGenerator } from './account-number.generator';
 import { ClientsController } from './clients.controller';
+import { ClientsIdempotencyScheduler } from './clients-idempotency.scheduler';
+import { ClientsIdempotencyService } from './clients-idempotency.service';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
 import { NotInFutureConstraint } from './dto/not-in-future.validator';
@@ -9,6 +11,13 @@ import { NotInFutureConstraint } from './dto/not-in-future.validator';
 @Module({
   imports: [ManagersModule],
   controllers: [ClientsController],
-  providers: [ClientsService, ClientsRepository, AccountNumberGenerator, NotInFutureConstraint],
+  providers: [
+    ClientsService,
+    ClientsRepository,
+    ClientsIdempotencyService,
+    ClientsIdempotencyScheduler,
+    AccountNumberGenerator,
+    NotInFutureConstraint,
+  ],
 })
 export class ClientsModule {}

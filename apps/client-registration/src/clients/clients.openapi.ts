@@ -101,6 +101,18 @@ const EXAMPLES = {
     'Клиент уже зарегистрирован',
     'Клиент с паспортом серии 4510 номер 123456 уже зарегистрирован',
   ),
+  idempotencyKeyReused: example(
+    'Idempotency-Key уже использован с другим телом запроса',
+    409,
+    'Конфликт ключа идемпотентности',
+    'Этот Idempotency-Key уже использован с другим телом запроса',
+  ),
+  idempotencyKeyInProgress: example(
+    'Запрос с этим Idempotency-Key ещё выполняется (с заголовком Retry-After)',
+    409,
+    'Запрос ещё обрабатывается',
+    'Запрос с этим Idempotency-Key ещё обрабатывается, повторите его позже',
+  ),
   tooLarge: example(
     'Тело запроса больше 1 МиБ',
     413,
@@ -167,8 +179,21 @@ export function ApiRegisterErrors(): MethodDecorator & ClassDecorator {
     }),
     ApiConflictResponse({
       type,
-      description: 'Клиент с такими серией и номером паспорта уже зарегистрирован',
-      examples: { passportTaken: EXAMPLES.passportTaken },
+      description:
+        'Клиент с такими серией и номером паспорта уже зарегистрирован (id клиента не раскрывается), ' +
+        'Idempotency-Key использован с другим телом или запрос с ним ещё выполняется (тогда с Retry-After, в секундах)',
+      headers: {
+        'Retry-After': {
+          description:
+            'Через сколько секунд повторить запрос (только пока запрос с ключом выполняется)',
+          schema: { type: 'integer' },
+        },
+      },
+      examples: {
+        passportTaken: EXAMPLES.passportTaken,
+        idempotencyKeyReused: EXAMPLES.idempotencyKeyReused,
+        idempotencyKeyInProgress: EXAMPLES.idempotencyKeyInProgress,
+      },
     }),
     bodyErrors(),
     internalError(),

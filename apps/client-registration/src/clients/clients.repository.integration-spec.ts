@@ -190,6 +190,7 @@ describe('clients schema and repository (integration)', () => {
     await dataSource.query('DELETE FROM "clients"');
     await dataSource.undoLastMigration();
     await dataSource.undoLastMigration();
+    await dataSource.undoLastMigration();
     const [{ count }] = await dataSource.query<{ count: string }[]>(
       `SELECT count(*) FROM information_schema.tables WHERE table_name IN ('clients', 'managers')`,
     );
@@ -198,6 +199,7 @@ describe('clients schema and repository (integration)', () => {
     expect(applied.map((m) => m.name)).toEqual([
       'CreateManagers1795394100000',
       'CreateClients1795394200000',
+      'CreateClientIdempotencyKeys1795410000000',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { entityColumns, readQuery, uniqueViolationConstraint } from '@bank/shared/database';
 import { ClientEntity } from './entities/client.entity';
 import { AccountNumberTakenError, PassportAlreadyRegisteredError } from './clients.errors';
@@ -30,6 +30,11 @@ export class ClientsRepository {
       `FROM ${dataSource.getMetadata(ClientEntity).tablePath} WHERE id = $1`;
   }
 
+  /** Runs work in a transaction; everything inside must use the given manager. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
   private get clients() {
     return this.dataSource.getRepository(ClientEntity);
   }
@@ -39,10 +44,12 @@ export class ClientsRepository {
     return rows[0] ?? null;
   }
 
-  async insert(client: NewClient): Promise<ClientEntity> {
-    const entity = this.clients.create(client);
+  /** Inserts a client, in the transaction of `manager` when given. */
+  async insert(client: NewClient, manager?: EntityManager): Promise<ClientEntity> {
+    const clients = manager ? manager.getRepository(ClientEntity) : this.clients;
+    const entity = clients.create(client);
     try {
-      await this.clients.insert(entity);
+      await clients.insert(entity);
     } catch (error) {
       throw translateUniqueViolation(error, client);
     }

@@ -4,6 +4,7 @@ import { registration } from '../../test/client-request.fixture';
 import { AccountNumberGenerator } from './account-number.generator';
 import { ClientUnderageError, PassportOutdatedError } from './clients.errors';
 import { ClientsRepository } from './clients.repository';
+import { ClientsIdempotencyService } from './clients-idempotency.service';
 import { ClientsService } from './clients.service';
 import { FixedClock } from '@bank/shared/calendar';
 
@@ -14,6 +15,7 @@ describe('ClientsService (rules before storage)', () => {
     { insert } as unknown as ClientsRepository,
     { requireByPin } as unknown as ManagersService,
     new AccountNumberGenerator(),
+    {} as ClientsIdempotencyService, // no Idempotency-Key in these tests
     new FixedClock('2026-11-23T09:00:00.000Z'),
     'Europe/Moscow',
   );

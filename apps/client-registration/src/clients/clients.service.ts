@@ -1,10 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { IdempotencyLease, IdempotencyLeaseLostError } from '@bank/shared/idempotency';
 import { ManagersService } from '../managers/managers.service';
+import { ClientsIdempotencyService } from './clients-idempotency.service';
+import { ClientEntity } from './entities/client.entity';
 import { AccountNumberGenerator } from './account-number.generator';
 import {
   AccountNumberExhaustedError,
   AccountNumberTakenError,
   ClientNotFoundError,
+  IdempotencyKeyInProgressError,
+  IdempotencyKeyReusedError,
   ClientUnderageError,
   PassportOutdatedError,
 } from './clients.errors';
@@ -16,6 +21,13 @@ import { RegisterClientDto } from './dto/register-client.dto';
 import { UpdatePassportDto } from './dto/update-passport.dto';
 import { checkAgeAndPassport } from './passport.rules';
 import { BUSINESS_TIME_ZONE, Clock, localDateIn, parseDdMmYyyy } from '@bank/shared/calendar';
+
+/** What POST /api/clients answers: the ClientResponse as JSON text, sent (and replayed) as is. */
+export interface RegisterResult {
+  body: string;
+  /** True when an Idempotency-Key replayed an earlier response. */
+  replayed: boolean;
+}
 
 /** Draws of a fresh account number before giving up; with 10^12 numbers one is plenty. */
 const ACCOUNT_NUMBER_ATTEMPTS = 5;
@@ -29,15 +41,49 @@ export class ClientsService {
     private readonly clients: ClientsRepository,
     private readonly managers: ManagersService,
     private readonly accountNumbers: AccountNumberGenerator,
+    private readonly idempotency: ClientsIdempotencyService,
     private readonly clock: Clock,
     @Inject(BUSINESS_TIME_ZONE) private readonly timeZone: string,
   ) {}
 
   /**
-   * Registers a client and opens the account: age and passport rules (spec 2.4), then the
-   * manager, then one INSERT whose constraints decide passport and account-number uniqueness.
+   * Registers a client under an optional Idempotency-Key: the same key with the same body
+   * replays the first response (the client it created), with another body it is a conflict.
    */
-  async register(request: RegisterClientDto): Promise<ClientResponseDto> {
+  async register(request: RegisterClientDto, idempotencyKey?: string): Promise<RegisterResult> {
+    if (!idempotencyKey) return { body: await this.registerOnce(request, null), replayed: false };
+    const claim = await this.idempotency.claim(idempotencyKey, request);
+    if (claim.kind === 'replay') return { body: claim.response.body, replayed: true };
+    if (claim.kind === 'reused') throw new IdempotencyKeyReusedError();
+    if (claim.kind === 'in-progress') {
+      throw new IdempotencyKeyInProgressError(claim.retryAfterSeconds);
+    }
+    try {
+      return { body: await this.registerOnce(request, claim.lease), replayed: false };
+    } catch (error) {
+      await claim.lease
+        .release()
+        .catch((releaseError: unknown) =>
+          this.logger.warn(
+            { err: releaseError },
+            'Idempotency-Key not released; its lease will run out',
+          ),
+        );
+      // Another request took the key over while this one stalled: it answers for the key.
+      if (error instanceof IdempotencyLeaseLostError) throw new IdempotencyKeyInProgressError(1);
+      throw error;
+    }
+  }
+
+  /**
+   * Registers a client and opens the account: age and passport rules (spec 2.4), then the
+   * manager, then one INSERT whose constraints decide passport and account-number uniqueness
+   * (with the key's response in the same transaction). Returns the response as JSON text.
+   */
+  private async registerOnce(
+    request: RegisterClientDto,
+    lease: IdempotencyLease | null,
+  ): Promise<string> {
     const now = this.clock.now();
     this.enforcePassportRules(request.passportData, now, 'registration');
     await this.managers.requireByPin(request.managerPin);
@@ -77,8 +123,15 @@ export class ClientsService {
     for (let attempt = 1; attempt <= ACCOUNT_NUMBER_ATTEMPTS; attempt++) {
       const accountNumber = this.accountNumbers.next(request.account);
       try {
-        const saved = await this.clients.insert({ ...client, accountNumber });
-        return toClientResponse(saved, this.timeZone);
+        const row = { ...client, accountNumber };
+        const bodyOf = (saved: ClientEntity) =>
+          JSON.stringify(toClientResponse(saved, this.timeZone));
+        if (!lease) return bodyOf(await this.clients.insert(row));
+        return await this.clients.transaction(async (manager) => {
+          const body = bodyOf(await this.clients.insert(row, manager));
+          await lease.complete(manager, { status: 201, body });
+          return body;
+        });
       } catch (error) {
         if (!(error instanceof AccountNumberTakenError)) throw error;
         this.logger.warn(`Account number collision (attempt ${attempt}), drawing another`);

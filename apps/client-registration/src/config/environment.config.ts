@@ -1,8 +1,15 @@
-import { BaseEnvironment } from '@bank/shared/nest';
+import { Transform } from 'class-transformer';
+import { IsBoolean } from 'class-validator';
+import { BaseEnvironment, toBoolean } from '@bank/shared/nest';
 
 export const SERVICE_NAME = 'client-registration';
 
 /** Configuration of the client registration service (README lists every variable). */
 export class ClientRegistrationEnvironment extends BaseEnvironment {
   override PORT = 3001;
+
+  /** Timed work (the purge of expired idempotency keys); `false`: none. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  SCHEDULER_ENABLED = true;
 }

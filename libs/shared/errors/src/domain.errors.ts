@@ -9,7 +9,7 @@ export abstract class DomainError extends Error {
   abstract readonly httpStatus: number;
   /** A short human title; the registration service shows it as `error`. */
   readonly title?: string;
-  /** For a 503/429: seconds after which a retry may succeed; sent as the Retry-After header. */
+  /** Seconds after which a retry may succeed: sent as Retry-After. */
   readonly retryAfterSeconds?: number;
 
   constructor(message: string) {

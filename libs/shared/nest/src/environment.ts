@@ -88,6 +88,29 @@ export class BaseEnvironment {
   @IsInt()
   @Min(1)
   RATE_LIMIT_WINDOW_MS = 60_000;
+
+  /** How long an Idempotency-Key and its response are kept. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(24)
+  IDEMPOTENCY_KEY_TTL_HOURS = 24;
+
+  /**
+   * Lease of the request holding an Idempotency-Key, renewed every third of it while the
+   * request runs: a key whose holder died is taken over after at most this long.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  IDEMPOTENCY_LEASE_MS = 5_000;
+
+  /** How long a request waits for a parallel one with the same key before 409 in progress. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  IDEMPOTENCY_WAIT_MS = 10_000;
 }
 
 /**

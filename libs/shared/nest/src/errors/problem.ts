@@ -15,7 +15,7 @@ export interface Problem {
   message: string;
   title?: string;
   fieldErrors?: FieldError[];
-  /** Sent as the Retry-After header (seconds). */
+  /** Seconds after which a retry may succeed: the filter sends Retry-After. */
   retryAfterSeconds?: number;
   /** True when the failure was not anticipated and must be logged with its stack. */
   unexpected: boolean;
@@ -123,9 +123,7 @@ export function toProblem(exception: unknown): Problem {
       code: exception.code,
       message: exception.message,
       title: exception.title,
-      ...(exception.retryAfterSeconds === undefined
-        ? {}
-        : { retryAfterSeconds: exception.retryAfterSeconds }),
+      retryAfterSeconds: exception.retryAfterSeconds,
       unexpected: false,
     };
   }

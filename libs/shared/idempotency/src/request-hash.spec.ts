@@ -1,4 +1,4 @@
-import { canonicalJson, hashBody } from './idempotency.hash';
+import { canonicalJson, hashBody } from './request-hash';
 
 describe('canonicalJson', () => {
   it('sorts object keys, so key order does not matter', () => {

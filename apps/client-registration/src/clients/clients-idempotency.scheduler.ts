@@ -1,0 +1,49 @@
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { ENVIRONMENT } from '@bank/shared/nest';
+import { ClientRegistrationEnvironment } from '../config/environment.config';
+import { ClientsIdempotencyService } from './clients-idempotency.service';
+
+const HOUR = 3_600_000;
+
+/** Timed entry point only: forgets expired idempotency keys every hour (SCHEDULER_ENABLED). */
+@Injectable()
+export class ClientsIdempotencyScheduler
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
+  private readonly logger = new Logger(ClientsIdempotencyScheduler.name);
+  private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
+
+  constructor(
+    private readonly idempotency: ClientsIdempotencyService,
+    @Inject(ENVIRONMENT) private readonly env: ClientRegistrationEnvironment,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.env.SCHEDULER_ENABLED) return;
+    this.timer = setInterval(() => this.cleanup(), HOUR);
+    this.timer.unref();
+  }
+
+  cleanup(): void {
+    if (this.inFlight) return;
+    this.inFlight = this.idempotency
+      .purgeExpired()
+      .then((removed) => {
+        if (removed) this.logger.log({ removed }, 'Removed expired idempotency keys');
+      })
+      .catch((error: unknown) => this.logger.error({ err: error }, 'Scheduled work failed'))
+      .finally(() => (this.inFlight = null));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.inFlight;
+  }
+}

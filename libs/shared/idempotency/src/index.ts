@@ -1,0 +1,3 @@
+export * from './request-hash';
+export * from './idempotency-keys';
+export * from './idempotency-keys.sql';
