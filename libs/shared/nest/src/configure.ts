@@ -5,7 +5,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { TextSafetyPipe, createValidationPipe } from '@bank/shared/validation';
 import { SwaggerSettings, setupSwagger } from './swagger';
-import { routeFrameworkErrorsTo } from './http-adapter';
+import { configureConnections, routeFrameworkErrorsTo } from './http-adapter';
+import { ErrorShapeFilter } from './errors/error-shape.filter';
 import { BaseEnvironment } from './environment';
 import { ENVIRONMENT } from './core.module';
 
@@ -29,8 +30,19 @@ export function configureHttpApp(
   const basePath = env.BASE_PATH ?? '';
   if (basePath) app.setGlobalPrefix(basePath);
   app.useGlobalPipes(new TextSafetyPipe(), createValidationPipe());
+  if (settings.filter instanceof ErrorShapeFilter) {
+    settings.filter.configure({
+      retryAfterSeconds: env.RETRY_AFTER_SECONDS,
+      outageLogIntervalMs: env.ERROR_LOG_INTERVAL_MS,
+    });
+  }
   app.useGlobalFilters(settings.filter);
   routeFrameworkErrorsTo(app, settings.filter);
+  configureConnections(app, {
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   setupSwagger(app, { ...settings.swagger, basePath });
 }
