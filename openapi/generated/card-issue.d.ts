@@ -867,6 +867,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description Idempotency-Key reused with another body */
             409: {
                 headers: {
@@ -876,9 +885,11 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description A downstream service is unavailable; nothing stored */
+            /** @description A downstream service is unavailable; nothing stored. Also when the database is unavailable or the service is shutting down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -912,6 +923,17 @@ export interface operations {
             };
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -952,6 +974,17 @@ export interface operations {
             /** @description No request with this id */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1001,9 +1034,29 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description Status not allowed for the form factor */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1032,6 +1085,17 @@ export interface operations {
             /** @description X-secret header is invalid or missing */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1080,9 +1144,29 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description A user with the same passport series and number is already registered */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1128,6 +1212,17 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     Users_delete: {
@@ -1160,6 +1255,17 @@ export interface operations {
             /** @description No user with that id */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1217,9 +1323,29 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description The requestId has an operation for another owner, holder or form factor */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1266,6 +1392,17 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     Operations_byHolder: {
@@ -1306,6 +1443,17 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     Operations_get: {
@@ -1339,6 +1487,17 @@ export interface operations {
             /** @description No operation with that id */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1398,6 +1557,26 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     OperationsV2_create: {
@@ -1449,9 +1628,29 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description The requestId has an operation for another owner, holder or form factor */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,6 +1697,17 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     OperationsV2_byHolder: {
@@ -1538,6 +1748,17 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     OperationsV2_get: {
@@ -1571,6 +1792,17 @@ export interface operations {
             /** @description No operation with that id */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1630,6 +1862,26 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     Branches_list: {
@@ -1652,6 +1904,17 @@ export interface operations {
             /** @description X-secret header is invalid or missing */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1701,6 +1964,17 @@ export interface operations {
             /** @description No branch with that id */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -408,6 +408,15 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description Клиент с такими серией и номером паспорта уже зарегистрирован */
             409: {
                 headers: {
@@ -438,6 +447,17 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -488,6 +508,17 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -548,6 +579,15 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
+            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description Паспорт с такими серией и номером принадлежит другому клиенту */
             409: {
                 headers: {
@@ -578,6 +618,17 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -44,7 +44,11 @@ export function configureHttpApp(
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
   });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-  setupSwagger(app, { ...settings.swagger, basePath });
+  setupSwagger(app, {
+    ...settings.swagger,
+    basePath,
+    errorBody: settings.filter instanceof ErrorShapeFilter ? settings.filter.bodyType : undefined,
+  });
 }
 
 /** helmet's options: its defaults, with a CSP that admits what Swagger UI at /docs needs. */

@@ -7,6 +7,8 @@ import { Problem } from './problem';
 /** Renders every failure as the card-issue error body: the status's reason phrase, field errors by full path. */
 @Catch()
 export class CardIssueExceptionFilter extends ErrorShapeFilter {
+  readonly bodyType = CardIssueErrorBody;
+
   protected render(problem: Problem, timestamp: string): CardIssueErrorBody {
     return buildCardIssueErrorBody(problem, timestamp);
   }

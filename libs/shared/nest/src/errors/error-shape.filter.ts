@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Logger, Type } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock, formatLocalDateTime } from '@bank/shared/calendar';
 import { RateLimitedLog } from '../rate-limited-log';
@@ -35,6 +35,9 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
   ) {}
 
   protected abstract render(problem: Problem, timestamp: string): object;
+
+  /** The body's DTO class (documents the platform's own answers in OpenAPI). */
+  abstract readonly bodyType: Type<unknown>;
 
   configure(settings: ErrorShapeSettings): void {
     this.outages.flush();

@@ -6,6 +6,8 @@ import { RegistrationErrorBody } from './registration-error-body.dto';
 /** Renders every failure as the registration error body, in Russian. */
 @Catch()
 export class RegistrationExceptionFilter extends ErrorShapeFilter {
+  readonly bodyType = RegistrationErrorBody;
+
   protected render(problem: Problem, timestamp: string): RegistrationErrorBody {
     return buildRegistrationErrorBody(problem, timestamp);
   }
