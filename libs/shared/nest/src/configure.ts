@@ -31,10 +31,19 @@ export function configureHttpApp(
   if (basePath) app.setGlobalPrefix(basePath);
   app.useGlobalPipes(new TextSafetyPipe(), createValidationPipe());
   if (settings.filter instanceof ErrorShapeFilter) {
-    settings.filter.configure({
+    const filter = settings.filter;
+    filter.configure({
       retryAfterSeconds: env.RETRY_AFTER_SECONDS,
       outageLogIntervalMs: env.ERROR_LOG_INTERVAL_MS,
     });
+    // The count of an outage's last interval is written before the process ends.
+    (app as NestFastifyApplication)
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onClose', (_instance, done) => {
+        filter.flushLogs();
+        done();
+      });
   }
   app.useGlobalFilters(settings.filter);
   routeFrameworkErrorsTo(app, settings.filter);
