@@ -867,7 +867,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -888,7 +888,7 @@ export interface operations {
             /** @description A downstream service is unavailable; nothing stored. Also when the database is unavailable or the service is shutting down */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -932,7 +932,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -983,7 +983,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1034,7 +1034,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1055,7 +1055,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1094,7 +1094,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1144,7 +1144,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1165,7 +1165,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1215,7 +1215,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1264,7 +1264,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1323,7 +1323,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1344,7 +1344,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1395,7 +1395,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1446,7 +1446,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1496,7 +1496,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1557,7 +1557,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1569,7 +1569,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1628,7 +1628,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1649,7 +1649,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1700,7 +1700,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1751,7 +1751,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1801,7 +1801,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1862,7 +1862,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1874,7 +1874,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1913,7 +1913,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1973,7 +1973,7 @@ export interface operations {
             /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

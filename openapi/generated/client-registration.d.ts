@@ -408,7 +408,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description Запрос (заголовки и тело) не получен вовремя */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -453,10 +453,10 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            /** @description База данных недоступна или сервис останавливается; повторите после Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -514,10 +514,10 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            /** @description База данных недоступна или сервис останавливается; повторите после Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -579,7 +579,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS */
+            /** @description Запрос (заголовки и тело) не получен вовремя */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -624,10 +624,10 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            /** @description База данных недоступна или сервис останавливается; повторите после Retry-After */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (RETRY_AFTER_SECONDS) */
+                    /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -4,8 +4,8 @@ import { ExceptionFilter, INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { TextSafetyPipe, createValidationPipe } from '@bank/shared/validation';
-import { SwaggerSettings, setupSwagger } from './swagger';
-import { configureConnections, routeFrameworkErrorsTo } from './http-adapter';
+import { PlatformAnswers, SwaggerSettings, setupSwagger } from './swagger';
+import { configureConnections, routeFrameworkErrorsTo, ShuttingDownError } from './http-adapter';
 import { ErrorShapeFilter } from './errors/error-shape.filter';
 import { BaseEnvironment } from './environment';
 import { ENVIRONMENT } from './core.module';
@@ -56,8 +56,25 @@ export function configureHttpApp(
   setupSwagger(app, {
     ...settings.swagger,
     basePath,
-    errorBody: settings.filter instanceof ErrorShapeFilter ? settings.filter.bodyType : undefined,
+    platformAnswers:
+      settings.filter instanceof ErrorShapeFilter ? platformAnswers(settings.filter) : undefined,
   });
+}
+
+/** The example timestamp of the OpenAPI documents (fixed, so the documents do not drift). */
+const EXAMPLE_TIMESTAMP = '2026-11-23T15:04:05.123';
+
+function platformAnswers(filter: ErrorShapeFilter): PlatformAnswers {
+  const databaseDown = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  return {
+    body: filter.bodyType,
+    texts: filter.openApiTexts,
+    examples: {
+      databaseUnavailable: filter.example(databaseDown, EXAMPLE_TIMESTAMP),
+      shuttingDown: filter.example(new ShuttingDownError(), EXAMPLE_TIMESTAMP),
+      requestTimeout: filter.example({ code: 'ERR_HTTP_REQUEST_TIMEOUT' }, EXAMPLE_TIMESTAMP),
+    },
+  };
 }
 
 /** helmet's options: its defaults, with a CSP that admits what Swagger UI at /docs needs. */

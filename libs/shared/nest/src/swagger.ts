@@ -13,8 +13,24 @@ export interface SwaggerSettings {
   basePath: string;
   /** Adds service-specific parts (security schemes, tags). */
   customize?: (builder: DocumentBuilder) => DocumentBuilder;
-  /** The service's error body: the platform's own answers (503, 408) are documented with it. */
-  errorBody?: Type<unknown>;
+  /** The platform's own answers (503, 408) in the service's error body; see documentPlatformAnswers. */
+  platformAnswers?: PlatformAnswers;
+}
+
+/** How a service documents the answers the platform gives on every route. */
+export interface PlatformAnswers {
+  /** The error body's DTO class. */
+  body: Type<unknown>;
+  /** Examples of the body, by name (rendered by the service's filter). */
+  examples: { databaseUnavailable: object; shuttingDown: object; requestTimeout: object };
+  /** Descriptions, in the language of the service's documentation. */
+  texts: {
+    unavailable: string;
+    /** Appended to the description of a 503 the route declares itself. */
+    alsoUnavailable: string;
+    retryAfter: string;
+    requestTimeout: string;
+  };
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -25,10 +41,18 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
  * shutting down, and 408 when a request with a body does not arrive in time. The health check
  * answers in its own shape and is left as it is.
  */
-function documentPlatformAnswers(document: OpenAPIObject, errorBody: Type<unknown>): void {
-  const content = { 'application/json': { schema: { $ref: getSchemaPath(errorBody) } } };
+function documentPlatformAnswers(document: OpenAPIObject, answers: PlatformAnswers): void {
+  const schema = { $ref: getSchemaPath(answers.body) };
+  const example = (value: object) => ({
+    summary: String((value as { message?: string }).message),
+    value,
+  });
+  const unavailableExamples = {
+    databaseUnavailable: example(answers.examples.databaseUnavailable),
+    shuttingDown: example(answers.examples.shuttingDown),
+  };
   const retryAfter = {
-    description: 'Seconds to wait before retrying (RETRY_AFTER_SECONDS)',
+    description: answers.texts.retryAfter,
     schema: { type: 'integer' as const, minimum: 1 },
   };
   for (const path of Object.values(document.paths)) {
@@ -36,18 +60,29 @@ function documentPlatformAnswers(document: OpenAPIObject, errorBody: Type<unknow
       const operation: OperationObject | undefined = path[method];
       if (!operation || operation.operationId?.startsWith('Health_')) continue;
       const existing = operation.responses['503'] as ResponseObject | undefined;
+      const existingJson = existing?.content?.['application/json'];
       operation.responses['503'] = {
-        ...(existing ?? { content }),
         description: existing
-          ? `${existing.description}. Also when the database is unavailable or the service is shutting down`
-          : 'The database is unavailable, or the service is shutting down; retry after Retry-After',
+          ? `${existing.description}. ${answers.texts.alsoUnavailable}`
+          : answers.texts.unavailable,
         headers: { ...existing?.headers, 'Retry-After': retryAfter },
+        content: {
+          'application/json': {
+            ...existingJson,
+            schema: existingJson?.schema ?? schema,
+            examples: { ...existingJson?.examples, ...unavailableExamples },
+          },
+        },
       };
       if (operation.requestBody && !operation.responses['408']) {
         operation.responses['408'] = {
-          description:
-            'The request (headers and body) did not arrive within HTTP_REQUEST_TIMEOUT_MS',
-          content,
+          description: answers.texts.requestTimeout,
+          content: {
+            'application/json': {
+              schema,
+              examples: { requestTimeout: example(answers.examples.requestTimeout) },
+            },
+          },
         };
       }
     }
@@ -64,9 +99,9 @@ function buildOpenApiDocument(app: INestApplication, settings: SwaggerSettings):
   const document = SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (controllerKey, methodKey) =>
       `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
-    extraModels: settings.errorBody ? [settings.errorBody] : [],
+    extraModels: settings.platformAnswers ? [settings.platformAnswers.body] : [],
   });
-  if (settings.errorBody) documentPlatformAnswers(document, settings.errorBody);
+  if (settings.platformAnswers) documentPlatformAnswers(document, settings.platformAnswers);
   return document;
 }
 

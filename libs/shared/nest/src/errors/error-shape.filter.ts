@@ -3,6 +3,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock, formatLocalDateTime } from '@bank/shared/calendar';
 import { RateLimitedLog } from '../rate-limited-log';
 import { Problem, toProblem } from './problem';
+import type { PlatformAnswers } from '../swagger';
 
 /** How a filter answers and logs failures that are not the client's (set from the environment). */
 export interface ErrorShapeSettings {
@@ -38,6 +39,14 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
 
   /** The body's DTO class (documents the platform's own answers in OpenAPI). */
   abstract readonly bodyType: Type<unknown>;
+
+  /** Descriptions of the platform's own answers in OpenAPI, in the service's language. */
+  abstract readonly openApiTexts: PlatformAnswers['texts'];
+
+  /** The body this filter answers an exception with, at a given timestamp (OpenAPI examples). */
+  example(exception: unknown, timestamp: string): object {
+    return this.render(toProblem(exception), timestamp);
+  }
 
   configure(settings: ErrorShapeSettings): void {
     this.outages.flush();

@@ -7,6 +7,12 @@ import { RegistrationErrorBody } from './registration-error-body.dto';
 @Catch()
 export class RegistrationExceptionFilter extends ErrorShapeFilter {
   readonly bodyType = RegistrationErrorBody;
+  readonly openApiTexts = {
+    unavailable: 'База данных недоступна или сервис останавливается; повторите после Retry-After',
+    alsoUnavailable: 'Также: база данных недоступна или сервис останавливается',
+    retryAfter: 'Через сколько секунд повторить запрос',
+    requestTimeout: 'Запрос (заголовки и тело) не получен вовремя',
+  };
 
   protected render(problem: Problem, timestamp: string): RegistrationErrorBody {
     return buildRegistrationErrorBody(problem, timestamp);
