@@ -413,6 +413,15 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
+            /** @description Запрос (заголовки и тело) не получен вовремя */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description Клиент с такими серией и номером паспорта уже зарегистрирован (id клиента не раскрывается), Idempotency-Key использован с другим телом или запрос с ним ещё выполняется (тогда с Retry-After, в секундах) */
             409: {
                 headers: {
@@ -445,6 +454,17 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description База данных недоступна или сервис останавливается; повторите после Retry-After */
+            503: {
+                headers: {
+                    /** @description Через сколько секунд повторить запрос */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -495,6 +515,17 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description База данных недоступна или сервис останавливается; повторите после Retry-After */
+            503: {
+                headers: {
+                    /** @description Через сколько секунд повторить запрос */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -555,6 +586,15 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
+            /** @description Запрос (заголовки и тело) не получен вовремя */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description Паспорт с такими серией и номером принадлежит другому клиенту */
             409: {
                 headers: {
@@ -585,6 +625,17 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description База данных недоступна или сервис останавливается; повторите после Retry-After */
+            503: {
+                headers: {
+                    /** @description Через сколько секунд повторить запрос */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

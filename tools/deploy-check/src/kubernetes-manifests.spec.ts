@@ -22,8 +22,13 @@ const PORTS: Record<(typeof SERVICES)[number], number> = {
   'card-issue': 3000,
   'client-registration': 3001,
 };
-/** Graceful shutdown on SIGTERM: in-flight requests, the scheduler tick, outbox delivery. */
-const GRACEFUL_SHUTDOWN_SECONDS = 30;
+/**
+ * Graceful shutdown on SIGTERM: requests in flight get SHUTDOWN_TIMEOUT_MS (its default when the
+ * ConfigMap does not set it), then the rest (the scheduler tick, outbox delivery, the database)
+ * at most SHUTDOWN_REST_SECONDS before the process exits by itself (libs/shared/nest run-service.ts).
+ */
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
+const SHUTDOWN_REST_SECONDS = 5;
 const PLACEHOLDER = /^REPLACE_ME$/;
 
 const all = manifests();
@@ -277,8 +282,12 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
     expect(command[0]).toBe('sleep');
     const sleep = Number(command[1]);
     expect(sleep).toBeGreaterThan(0);
-    expect(podSpec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(
-      sleep + GRACEFUL_SHUTDOWN_SECONDS,
+    const shutdownMs = Number(configMap.data.SHUTDOWN_TIMEOUT_MS ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    expect(shutdownMs).toBeGreaterThan(0);
+    // The request timeout ends a slow client before the shutdown deadline would have to.
+    expect(Number(configMap.data.HTTP_REQUEST_TIMEOUT_MS ?? 15_000)).toBeLessThan(shutdownMs);
+    expect(podSpec.terminationGracePeriodSeconds).toBeGreaterThan(
+      sleep + shutdownMs / 1000 + SHUTDOWN_REST_SECONDS,
     );
   });
 

@@ -4,6 +4,8 @@ import { QueryFailedError } from 'typeorm';
 const PG_UNIQUE_VIOLATION = '23505';
 /** nextval past a sequence's MAXVALUE. */
 export const PG_SEQUENCE_LIMIT_EXCEEDED = '2200H';
+/** statement_timeout (or a cancel request) ended the statement. */
+const PG_QUERY_CANCELED = '57014';
 
 /** What PostgreSQL said about a failed statement: its SQLSTATE and, if any, the constraint. */
 export interface PostgresErrorInfo {
@@ -29,4 +31,82 @@ export function postgresError(error: unknown): PostgresErrorInfo | undefined {
 export function uniqueViolationConstraint(error: unknown): string | undefined {
   const info = postgresError(error);
   return info?.code === PG_UNIQUE_VIOLATION ? (info.constraint ?? '') : undefined;
+}
+
+/**
+ * Why the database could not serve a statement, when the cause is the database being out of
+ * reach rather than the statement: the kind names the failure in logs (one line per kind).
+ * - `connection`: the server is not there or went away (refused, reset, terminated, shutting
+ *   down or starting up: SQLSTATE class 08, 57P01-57P03, ECONNREFUSED, "Connection terminated").
+ * - `pool-timeout`: no connection could be had in time (the pool's connect timeout).
+ * - `overloaded`: the server refuses more connections (53300) or is out of resources (53xxx).
+ * - `statement-timeout`: statement_timeout cancelled the statement (57014). Every statement
+ *   here is an index look-up or a short write, so the time went on waiting (locks, an
+ *   overloaded server): worth a retry, not a bug report.
+ */
+export type DatabaseUnavailableKind =
+  'connection' | 'pool-timeout' | 'overloaded' | 'statement-timeout';
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** Messages of pg and pg-pool for a connection that died or could not be made (they carry no code). */
+const CONNECTION_MESSAGES =
+  /Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end|connection is closed|Connection is not established/i;
+const POOL_TIMEOUT_MESSAGE =
+  /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i;
+
+function kindOfSqlState(code: string): DatabaseUnavailableKind | undefined {
+  if (code.startsWith('08') || ['57P01', '57P02', '57P03', '3D000'].includes(code)) {
+    return 'connection';
+  }
+  if (code.startsWith('53')) return 'overloaded';
+  if (code === PG_QUERY_CANCELED) return 'statement-timeout';
+  return undefined;
+}
+
+function kindOf(error: unknown, depth: number): DatabaseUnavailableKind | undefined {
+  if (!error || typeof error !== 'object' || depth > 3) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code)) return 'connection';
+    const kind = /^[0-9A-Z]{5}$/.test(code) ? kindOfSqlState(code) : undefined;
+    if (kind) return kind;
+  }
+  if (typeof message === 'string') {
+    if (POOL_TIMEOUT_MESSAGE.test(message)) return 'pool-timeout';
+    if (CONNECTION_MESSAGES.test(message)) return 'connection';
+  }
+  // TypeORM wraps the driver's error (QueryFailedError.driverError); Node wraps the attempts
+  // at several addresses of one host in an AggregateError.
+  if (error instanceof QueryFailedError) return kindOf(error.driverError, depth + 1);
+  if (error instanceof AggregateError) {
+    for (const inner of error.errors) {
+      const kind = kindOf(inner, depth + 1);
+      if (kind) return kind;
+    }
+  }
+  const cause = (error as { cause?: unknown }).cause;
+  return cause ? kindOf(cause, depth + 1) : undefined;
+}
+
+/**
+ * The kind of database unavailability behind an error (see DatabaseUnavailableKind), or
+ * undefined when the error is about something else (a constraint, a bug). pg and pg-pool
+ * reject with plain errors (a socket error, "Connection terminated ...") when a connection
+ * cannot be had, so those are read too; an HTTP client's error (axios sets isAxiosError) is
+ * a downstream service's failure, never the database's.
+ */
+export function databaseUnavailable(error: unknown): DatabaseUnavailableKind | undefined {
+  if ((error as { isAxiosError?: unknown } | null)?.isAxiosError === true) return undefined;
+  return kindOf(error, 0);
 }

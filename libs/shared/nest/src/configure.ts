@@ -4,8 +4,9 @@ import { ExceptionFilter, INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { TextSafetyPipe, createValidationPipe } from '@bank/shared/validation';
-import { SwaggerSettings, setupSwagger } from './swagger';
-import { routeFrameworkErrorsTo } from './http-adapter';
+import { PlatformAnswers, SwaggerSettings, setupSwagger } from './swagger';
+import { configureConnections, routeFrameworkErrorsTo, ShuttingDownError } from './http-adapter';
+import { ErrorShapeFilter } from './errors/error-shape.filter';
 import { BaseEnvironment } from './environment';
 import { ENVIRONMENT } from './core.module';
 
@@ -29,10 +30,51 @@ export function configureHttpApp(
   const basePath = env.BASE_PATH ?? '';
   if (basePath) app.setGlobalPrefix(basePath);
   app.useGlobalPipes(new TextSafetyPipe(), createValidationPipe());
+  if (settings.filter instanceof ErrorShapeFilter) {
+    const filter = settings.filter;
+    filter.configure({
+      retryAfterSeconds: env.RETRY_AFTER_SECONDS,
+      outageLogIntervalMs: env.ERROR_LOG_INTERVAL_MS,
+    });
+    // The count of an outage's last interval is written before the process ends.
+    (app as NestFastifyApplication)
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onClose', (_instance, done) => {
+        filter.flushLogs();
+        done();
+      });
+  }
   app.useGlobalFilters(settings.filter);
   routeFrameworkErrorsTo(app, settings.filter);
+  configureConnections(app, {
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
-  setupSwagger(app, { ...settings.swagger, basePath });
+  setupSwagger(app, {
+    ...settings.swagger,
+    basePath,
+    platformAnswers:
+      settings.filter instanceof ErrorShapeFilter ? platformAnswers(settings.filter) : undefined,
+  });
+}
+
+/** The example timestamp of the OpenAPI documents (fixed, so the documents do not drift). */
+const EXAMPLE_TIMESTAMP = '2026-11-23T15:04:05.123';
+
+function platformAnswers(filter: ErrorShapeFilter): PlatformAnswers {
+  const databaseDown = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  return {
+    body: filter.bodyType,
+    texts: filter.openApiTexts,
+    examples: {
+      databaseUnavailable: filter.example(databaseDown, EXAMPLE_TIMESTAMP),
+      shuttingDown: filter.example(new ShuttingDownError(), EXAMPLE_TIMESTAMP),
+      requestTimeout: filter.example({ code: 'ERR_HTTP_REQUEST_TIMEOUT' }, EXAMPLE_TIMESTAMP),
+    },
+  };
 }
 
 /** helmet's options: its defaults, with a CSP that admits what Swagger UI at /docs needs. */

@@ -111,6 +111,43 @@ export class BaseEnvironment {
   @Min(0)
   @Max(60_000)
   IDEMPOTENCY_WAIT_MS = 10_000;
+
+  /** Retry-After (seconds) on every 503 (the database or a downstream service unavailable). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  RETRY_AFTER_SECONDS = 5;
+
+  /** An outage (the database out of reach) is logged once per failure kind per this interval. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  ERROR_LOG_INTERVAL_MS = 10_000;
+
+  /**
+   * The whole request (headers and body) must arrive within this time, else 408 and the
+   * connection is closed: a client trickling its body cannot hold a connection for ever.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  HTTP_REQUEST_TIMEOUT_MS = 15_000;
+
+  /** An idle keep-alive connection is closed after this time (below a load balancer's idle timeout is wrong: keep it above). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+  /**
+   * From SIGTERM, the time in-flight requests get to finish; then every connection left is
+   * closed and the process exits. Keep it below the grace period (k8s: minus the preStop sleep).
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  SHUTDOWN_TIMEOUT_MS = 25_000;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   isMigrationCommand,
   runMigrationCommand,
 } from '@bank/shared/database';
-import { CoreModule } from './core.module';
+import { CoreModule, ENVIRONMENT } from './core.module';
 import { listen } from './configure';
 import { BaseEnvironment, validateEnvironment } from './environment';
 import { createHttpAdapter } from './http-adapter';
@@ -57,5 +57,28 @@ async function serve<T extends BaseEnvironment>(service: ServiceDefinition<T>): 
     },
   );
   service.configureApp(app);
+  exitByShutdownDeadline(app.get<BaseEnvironment>(ENVIRONMENT).SHUTDOWN_TIMEOUT_MS);
   await listen(app);
+}
+
+/** After SHUTDOWN_TIMEOUT_MS the HTTP connections are closed; this is what closing the rest may take. */
+export const SHUTDOWN_REST_MS = 5_000;
+
+/**
+ * The graceful shutdown (enableShutdownHooks: app.close() on SIGTERM) closes the HTTP
+ * connections left at SHUTDOWN_TIMEOUT_MS (see createHttpAdapter); should anything after that
+ * hang (the database pool, a background job), the process still ends SHUTDOWN_REST_MS later,
+ * inside the orchestrator's grace period, instead of being killed at its end.
+ */
+function exitByShutdownDeadline(shutdownTimeoutMs: number): void {
+  const arm = (signal: NodeJS.Signals) => {
+    setTimeout(() => {
+      console.error(
+        `Shutdown on ${signal} not finished after ${shutdownTimeoutMs + SHUTDOWN_REST_MS} ms: exiting`,
+      );
+      process.exit(1);
+    }, shutdownTimeoutMs + SHUTDOWN_REST_MS).unref();
+  };
+  process.once('SIGTERM', arm);
+  process.once('SIGINT', arm);
 }

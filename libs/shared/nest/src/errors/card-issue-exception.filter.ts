@@ -7,6 +7,15 @@ import { Problem } from './problem';
 /** Renders every failure as the card-issue error body: the status's reason phrase, field errors by full path. */
 @Catch()
 export class CardIssueExceptionFilter extends ErrorShapeFilter {
+  readonly bodyType = CardIssueErrorBody;
+  readonly openApiTexts = {
+    unavailable:
+      'The database is unavailable, or the service is shutting down; retry after Retry-After',
+    alsoUnavailable: 'Also when the database is unavailable or the service is shutting down',
+    retryAfter: 'Seconds to wait before retrying',
+    requestTimeout: 'The request (headers and body) did not arrive in time',
+  };
+
   protected render(problem: Problem, timestamp: string): CardIssueErrorBody {
     return buildCardIssueErrorBody(problem, timestamp);
   }

@@ -62,6 +62,15 @@ class ProbeController {
     throw new QueryFailedError('INSERT INTO secret_table VALUES ($1)', ['x'], driverError);
   }
 
+  @Get('db-down')
+  databaseDown(): never {
+    const driverError = Object.assign(
+      new Error('terminating connection due to administrator command'),
+      { code: '57P01' },
+    );
+    throw new QueryFailedError('SELECT * FROM secret_table', [], driverError);
+  }
+
   @Get('boom')
   boom(): never {
     throw new Error('SELECT password FROM users -- internal detail');
@@ -203,6 +212,18 @@ describe('card-issue error shape', () => {
     expect(JSON.stringify(res.body)).not.toMatch(/INSERT|secret_table|uq_x/);
   });
 
+  it('answers the database unavailable with 503 and Retry-After, naming the database', async () => {
+    const res = await request(t.url).get('/t/db-down');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.body).toEqual({
+      timestamp: '2026-03-16T00:30:00.000',
+      status: 503,
+      error: 'Service Unavailable',
+      message: 'The database is unavailable; retry later',
+    });
+  });
+
   it('answers an unexpected error with a bare 500: no stack, no SQL', async () => {
     const res = await request(t.url).get('/t/boom');
     expect(res.status).toBe(500);
@@ -254,6 +275,7 @@ describe('registration error shape', () => {
     ],
     ['unique violation', () => request(t.url).get('/t/unique'), 409, 'Конфликт данных'],
     ['unexpected error', () => request(t.url).get('/t/boom'), 500, 'Внутренняя ошибка сервера'],
+    ['database unavailable', () => request(t.url).get('/t/db-down'), 503, 'Сервис недоступен'],
   ])('%s gives a Russian body', async (_name, send, status, title) => {
     const res = await send();
     expect(res.status).toBe(status);

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { uniqueViolationConstraint } from '@bank/shared/database';
+import { databaseUnavailable, uniqueViolationConstraint } from '@bank/shared/database';
 import { DomainError, FieldError, RequestValidationError } from '@bank/shared/errors';
 
 /**
@@ -19,6 +19,12 @@ export interface Problem {
   retryAfterSeconds?: number;
   /** True when the failure was not anticipated and must be logged with its stack. */
   unexpected: boolean;
+  /**
+   * A failure that repeats for every request while it lasts (the database is out of reach):
+   * logged once per kind and interval with a count, not per request (see RateLimitedLog).
+   * The kind is the log line's title, e.g. "Database unavailable (connection)".
+   */
+  outage?: string;
 }
 
 interface FrameworkError {
@@ -27,8 +33,27 @@ interface FrameworkError {
   message?: string;
 }
 
-/** Maps Fastify's own request errors (raised before a route handler runs). */
+/**
+ * Maps Fastify's own request errors (raised before a route handler runs) and the connection's
+ * (Node's client errors, the shutdown: see http-adapter.ts).
+ */
 const FASTIFY_CODES: Record<string, { status: number; code: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'REQUEST_TIMEOUT',
+    message: 'The request did not arrive in time',
+  },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'HEADERS_TOO_LARGE',
+    message: 'Request headers are too large',
+  },
+  CLIENT_ERROR: { status: 400, code: 'BAD_REQUEST', message: 'Malformed HTTP request' },
+  SHUTTING_DOWN: {
+    status: 503,
+    code: 'SHUTTING_DOWN',
+    message: 'The service is shutting down; retry on another instance',
+  },
   FST_ERR_CTP_INVALID_JSON_BODY: {
     status: 400,
     code: 'MALFORMED_JSON',
@@ -136,6 +161,16 @@ export function toProblem(exception: unknown): Problem {
       code: 'UNIQUE_VIOLATION',
       message: 'The resource already exists',
       unexpected: false,
+    };
+  }
+  const unavailable = databaseUnavailable(exception);
+  if (unavailable) {
+    return {
+      status: 503,
+      code: 'DATABASE_UNAVAILABLE',
+      message: 'The database is unavailable; retry later',
+      unexpected: false,
+      outage: `Database unavailable (${unavailable})`,
     };
   }
   const framework = exception as FrameworkError | null | undefined;

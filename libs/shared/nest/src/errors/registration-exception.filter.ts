@@ -6,6 +6,14 @@ import { RegistrationErrorBody } from './registration-error-body.dto';
 /** Renders every failure as the registration error body, in Russian. */
 @Catch()
 export class RegistrationExceptionFilter extends ErrorShapeFilter {
+  readonly bodyType = RegistrationErrorBody;
+  readonly openApiTexts = {
+    unavailable: 'База данных недоступна или сервис останавливается; повторите после Retry-After',
+    alsoUnavailable: 'Также: база данных недоступна или сервис останавливается',
+    retryAfter: 'Через сколько секунд повторить запрос',
+    requestTimeout: 'Запрос (заголовки и тело) не получен вовремя',
+  };
+
   protected render(problem: Problem, timestamp: string): RegistrationErrorBody {
     return buildRegistrationErrorBody(problem, timestamp);
   }
@@ -62,6 +70,22 @@ const GENERIC: Record<string, RussianText> = {
     message: 'Превышен лимит запросов, повторите позже',
   },
   UNIQUE_VIOLATION: { title: 'Конфликт данных', message: 'Такая запись уже существует' },
+  REQUEST_TIMEOUT: {
+    title: 'Превышено время ожидания запроса',
+    message: 'Запрос не был получен полностью за отведённое время',
+  },
+  HEADERS_TOO_LARGE: {
+    title: 'Слишком большие заголовки',
+    message: 'Заголовки запроса слишком велики',
+  },
+  SHUTTING_DOWN: {
+    title: 'Сервис недоступен',
+    message: 'Сервис останавливается, повторите запрос позже',
+  },
+  DATABASE_UNAVAILABLE: {
+    title: 'Сервис недоступен',
+    message: 'База данных временно недоступна, повторите запрос позже',
+  },
   INTERNAL_ERROR: {
     title: 'Внутренняя ошибка сервера',
     message: 'Произошла непредвиденная ошибка, повторите запрос позже',
@@ -74,6 +98,7 @@ const BY_STATUS: Record<number, RussianText> = {
   403: { title: 'Доступ запрещён', message: 'Операция запрещена' },
   404: GENERIC.ROUTE_NOT_FOUND,
   405: { title: 'Метод не поддерживается', message: 'Метод не поддерживается для этого ресурса' },
+  408: GENERIC.REQUEST_TIMEOUT,
   409: GENERIC.UNIQUE_VIOLATION,
   413: GENERIC.PAYLOAD_TOO_LARGE,
   415: GENERIC.UNSUPPORTED_MEDIA_TYPE,

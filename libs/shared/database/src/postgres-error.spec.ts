@@ -1,0 +1,67 @@
+import { QueryFailedError } from 'typeorm';
+import { databaseUnavailable, uniqueViolationConstraint } from './postgres-error';
+
+function pgError(code: string, message = 'pg says no'): Error & { code: string } {
+  return Object.assign(new Error(message), { code });
+}
+
+function failedQuery(driverError: Error): QueryFailedError {
+  return new QueryFailedError('SELECT 1', [], driverError);
+}
+
+describe('databaseUnavailable', () => {
+  it.each([
+    ['terminated by pg_terminate_backend (57P01)', failedQuery(pgError('57P01')), 'connection'],
+    ['server shutting down (57P02)', failedQuery(pgError('57P02')), 'connection'],
+    [
+      'server starting up (57P03)',
+      pgError('57P03', 'the database system is starting up'),
+      'connection',
+    ],
+    ['connection failure class 08', failedQuery(pgError('08006')), 'connection'],
+    ['database renamed away (3D000)', pgError('3D000'), 'connection'],
+    ['too many connections (53300)', pgError('53300'), 'overloaded'],
+    ['statement_timeout (57014)', failedQuery(pgError('57014')), 'statement-timeout'],
+    [
+      'connection refused',
+      pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),
+      'connection',
+    ],
+    ['connection reset inside a query', failedQuery(pgError('ECONNRESET')), 'connection'],
+    [
+      'pg: Connection terminated',
+      failedQuery(new Error('Connection terminated unexpectedly')),
+      'connection',
+    ],
+    [
+      'pg-pool connect timeout',
+      new Error('timeout exceeded when trying to connect'),
+      'pool-timeout',
+    ],
+    [
+      'refused on every address of the host',
+      new AggregateError([pgError('ECONNREFUSED'), pgError('ECONNREFUSED')], ''),
+      'connection',
+    ],
+  ])('%s: %s', (_name, error, kind) => {
+    expect(databaseUnavailable(error)).toBe(kind);
+  });
+
+  it.each([
+    ['a unique violation', failedQuery(pgError('23505'))],
+    ['a syntax error (a bug)', failedQuery(pgError('42601'))],
+    ['a plain bug', new TypeError('x is undefined')],
+    [
+      'an HTTP client refused by a downstream service',
+      Object.assign(pgError('ECONNREFUSED'), { isAxiosError: true }),
+    ],
+    ['nothing', undefined],
+  ])('%s is not the database being unavailable', (_name, error) => {
+    expect(databaseUnavailable(error)).toBeUndefined();
+  });
+
+  it('the unique-violation reader still reads its constraint', () => {
+    const error = failedQuery(Object.assign(pgError('23505'), { constraint: 'uq_x' }));
+    expect(uniqueViolationConstraint(error)).toBe('uq_x');
+  });
+});
