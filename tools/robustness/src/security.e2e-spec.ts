@@ -103,7 +103,14 @@ describe('security: logs of a running card-issue process', () => {
       },
     };
     expect((await sendJson(`${url}/api/v1/card-issue`, 'POST', thirdParty)).status).toBe(201);
-    expect((await sendJson(`${url}/api/v1/card-issue`, 'POST', thirdParty)).body).toMatchObject({
+    // Another person with the same passport: the holder key differs, the passport is taken.
+    const samePassport = {
+      request: {
+        ...thirdParty.request,
+        cardHolder: { nameless: false, user: { ...holder, firstName: 'Anna' } },
+      },
+    };
+    expect((await sendJson(`${url}/api/v1/card-issue`, 'POST', samePassport)).body).toMatchObject({
       status: 'FAILED',
     });
     // A refused body that carries personal data must not bring it into the logs either.
