@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { IdempotencyLease, IdempotencyLeaseLostError } from '@bank/shared/idempotency';
+import { IdempotencyLease, KeyConflicts, runIdempotent } from '@bank/shared/idempotency';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 import { requestIdBusinessDay } from '@bank/shared/identifiers';
 import { BranchesClient, DownstreamBranch } from '../integrations/branches/branches.client';
@@ -45,6 +45,12 @@ interface StoredHolder {
   cardHolder: Record<string, unknown>;
 }
 
+/** How this service refuses an Idempotency-Key (runIdempotent). */
+const KEY_CONFLICTS: KeyConflicts = {
+  reused: () => new IdempotencyKeyReusedError(),
+  inProgress: (retryAfterSeconds) => new IdempotencyKeyInProgressError(retryAfterSeconds),
+};
+
 @Injectable()
 export class CardIssuesService {
   private readonly logger = new Logger(CardIssuesService.name);
@@ -62,26 +68,9 @@ export class CardIssuesService {
 
   async create(dto: CardIssueRequestDto, idempotencyKey?: string): Promise<CreateResult> {
     if (!idempotencyKey) return { body: await this.run(dto, null, null), replayed: false };
-    const claim = await this.idempotency.claim(idempotencyKey, dto);
-    if (claim.kind === 'replay') return { body: claim.response.body, replayed: true };
-    if (claim.kind === 'reused') throw new IdempotencyKeyReusedError();
-    if (claim.kind === 'in-progress')
-      throw new IdempotencyKeyInProgressError(claim.retryAfterSeconds);
-    try {
-      return { body: await this.run(dto, idempotencyKey, claim.lease), replayed: false };
-    } catch (error) {
-      await claim.lease
-        .release()
-        .catch((releaseError: unknown) =>
-          this.logger.warn(
-            { err: releaseError },
-            'Idempotency-Key not released; its lease will run out',
-          ),
-        );
-      // Another request took the key over while this one stalled: it answers for the key.
-      if (error instanceof IdempotencyLeaseLostError) throw new IdempotencyKeyInProgressError(1);
-      throw error;
-    }
+    return runIdempotent(this.idempotency, idempotencyKey, dto, KEY_CONFLICTS, (lease) =>
+      this.run(dto, idempotencyKey, lease),
+    );
   }
 
   /**

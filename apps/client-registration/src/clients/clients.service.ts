@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { IdempotencyLease, IdempotencyLeaseLostError } from '@bank/shared/idempotency';
+import { IdempotencyLease, KeyConflicts, runIdempotent } from '@bank/shared/idempotency';
 import { ManagersService } from '../managers/managers.service';
 import { ClientsIdempotencyService } from './clients-idempotency.service';
 import { ClientEntity } from './entities/client.entity';
@@ -33,6 +33,12 @@ export interface RegisterResult {
 const ACCOUNT_NUMBER_ATTEMPTS = 5;
 const DEFAULT_ACCOUNTING_MODE = 100;
 
+/** How this service refuses an Idempotency-Key (runIdempotent). */
+const KEY_CONFLICTS: KeyConflicts = {
+  reused: () => new IdempotencyKeyReusedError(),
+  inProgress: (retryAfterSeconds) => new IdempotencyKeyInProgressError(retryAfterSeconds),
+};
+
 @Injectable()
 export class ClientsService {
   private readonly logger = new Logger(ClientsService.name);
@@ -52,27 +58,9 @@ export class ClientsService {
    */
   async register(request: RegisterClientDto, idempotencyKey?: string): Promise<RegisterResult> {
     if (!idempotencyKey) return { body: await this.registerOnce(request, null), replayed: false };
-    const claim = await this.idempotency.claim(idempotencyKey, request);
-    if (claim.kind === 'replay') return { body: claim.response.body, replayed: true };
-    if (claim.kind === 'reused') throw new IdempotencyKeyReusedError();
-    if (claim.kind === 'in-progress') {
-      throw new IdempotencyKeyInProgressError(claim.retryAfterSeconds);
-    }
-    try {
-      return { body: await this.registerOnce(request, claim.lease), replayed: false };
-    } catch (error) {
-      await claim.lease
-        .release()
-        .catch((releaseError: unknown) =>
-          this.logger.warn(
-            { err: releaseError },
-            'Idempotency-Key not released; its lease will run out',
-          ),
-        );
-      // Another request took the key over while this one stalled: it answers for the key.
-      if (error instanceof IdempotencyLeaseLostError) throw new IdempotencyKeyInProgressError(1);
-      throw error;
-    }
+    return runIdempotent(this.idempotency, idempotencyKey, request, KEY_CONFLICTS, (lease) =>
+      this.registerOnce(request, lease),
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import type { IdempotencySettings } from './idempotency-key.columns';
 import { idempotencyKeySql, IdempotencyKeySql } from './idempotency-keys.sql';
 import { hashBody } from './request-hash';
 
@@ -17,6 +18,16 @@ export interface IdempotencyOptions {
   waitMs: number;
   /** How long a key and its response are kept. */
   ttlHours: number;
+}
+
+/** The options of a service's key table from its validated configuration. */
+export function idempotencyOptions(table: string, env: IdempotencySettings): IdempotencyOptions {
+  return {
+    table,
+    leaseMs: env.IDEMPOTENCY_LEASE_MS,
+    waitMs: env.IDEMPOTENCY_WAIT_MS,
+    ttlHours: env.IDEMPOTENCY_KEY_TTL_HOURS,
+  };
 }
 
 /** A response as it was sent: status and the exact body text, replayed byte for byte. */

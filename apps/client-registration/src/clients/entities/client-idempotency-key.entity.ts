@@ -1,4 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Entity, Index } from 'typeorm';
+import { IdempotencyKeyColumns } from '@bank/shared/idempotency';
 
 /**
  * An Idempotency-Key seen on POST /api/clients: held under a lease while its request
@@ -6,29 +7,4 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'client_idempotency_keys' })
 @Index('ix_client_idempotency_keys_created', ['createdAt'])
-export class ClientIdempotencyKeyEntity {
-  @PrimaryColumn({ type: 'varchar', length: 255 })
-  key!: string;
-
-  /** sha256 of the canonical request body: the same key with another body is a conflict. */
-  @Column({ name: 'request_hash', type: 'char', length: 64 })
-  requestHash!: string;
-
-  /** The request holding the key; null once its response is stored. */
-  @Column({ type: 'uuid', nullable: true })
-  holder!: string | null;
-
-  /** End of the holder's lease (database clock); another request may take the key over after it. */
-  @Column({ name: 'locked_until', type: 'timestamptz', nullable: true })
-  lockedUntil!: Date | null;
-
-  @Column({ name: 'response_status', type: 'smallint', nullable: true })
-  responseStatus!: number | null;
-
-  /** The response body exactly as sent, replayed byte for byte; null while in progress. */
-  @Column({ name: 'response_body', type: 'text', nullable: true })
-  responseBody!: string | null;
-
-  @Column({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-}
+export class ClientIdempotencyKeyEntity extends IdempotencyKeyColumns {}
