@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { IdempotencyLease, KeyConflicts, runIdempotent } from '@bank/shared/idempotency';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 import { requestIdBusinessDay } from '@bank/shared/identifiers';
@@ -53,8 +53,6 @@ const KEY_CONFLICTS: KeyConflicts = {
 
 @Injectable()
 export class CardIssuesService {
-  private readonly logger = new Logger(CardIssuesService.name);
-
   constructor(
     private readonly repository: CardIssuesRepository,
     private readonly idempotency: IdempotencyService,
@@ -204,11 +202,8 @@ export class CardIssuesService {
   }
 
   private throwIfUnavailable(result: GatewayResult<unknown>): void {
+    // GatewayHttp has logged the failure (rate-limited); here it only becomes the 503.
     if (result.kind === 'unavailable') {
-      this.logger.warn(
-        { service: result.service, reason: result.reason },
-        'Downstream service unavailable',
-      );
       throw new DownstreamUnavailableError(result.service, result.retryAfterMs);
     }
   }

@@ -326,3 +326,30 @@ describe('downstream gateways when nothing listens', () => {
     });
   });
 });
+
+describe('a dead downstream service in the logs', () => {
+  it('is one line at the first failure, then one line with the count, not a line per call', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const moduleRef = await gatewaysAgainst(
+      { user: `${url}/user-api`, branch: `${url}/branch-api`, operation: `${url}/operation-api` },
+      { DOWNSTREAM_RETRIES: '0', ERROR_LOG_INTERVAL_MS: '60000' },
+    );
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const lines = () =>
+      warn.mock.calls.map(([message]) => String(message)).filter((m) => m.startsWith('branch'));
+    try {
+      for (let i = 0; i < 6; i++) {
+        expect(await moduleRef.get(BranchesClient).getBranch('0001')).toMatchObject({
+          kind: 'unavailable',
+        });
+      }
+      expect(lines()).toHaveLength(1);
+      expect(lines()[0]).toMatch(/^branch service unavailable: GET .* connection refused$/);
+      await moduleRef.close(); // writes the count still pending
+      expect(lines()).toHaveLength(2);
+      expect(lines()[1]).toMatch(/^branch service unavailable: 5 more failed calls since/);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});

@@ -3,10 +3,10 @@ import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpService } from '@nestjs/axios';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
-import { ENVIRONMENT } from '@bank/shared/nest';
+import { ENVIRONMENT, RateLimitedLog } from '@bank/shared/nest';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment.config';
 import { CircuitBreaker } from './circuit-breaker';
 import {
@@ -64,11 +64,13 @@ export class DownstreamBudget {
  * HTTP to the downstream services, shared by the three gateways: base URL, X-secret, timeout,
  * retries with exponential backoff (or the service's Retry-After) for idempotent calls, all
  * within the request's budget, and a circuit breaker per service. Never throws and never logs
- * headers or bodies (they carry the secret and personal data).
+ * headers or bodies (they carry the secret and personal data). A dead service fails every
+ * request: its failures are logged once per kind per ERROR_LOG_INTERVAL_MS, with a count.
  */
 @Injectable()
-export class GatewayHttp {
+export class GatewayHttp implements OnApplicationShutdown {
   private readonly logger = new Logger('GatewayHttp');
+  private readonly failures: RateLimitedLog;
   private readonly configured: Record<DownstreamService, string | undefined>;
   private readonly breakers: Record<DownstreamService, CircuitBreaker>;
 
@@ -93,6 +95,18 @@ export class GatewayHttp {
       'branch service': breaker(),
       'operation service': breaker(),
     };
+    this.failures = new RateLimitedLog(env.ERROR_LOG_INTERVAL_MS, ({ kind, detail, suppressed }) =>
+      this.logger.warn(
+        suppressed
+          ? `${kind}: ${suppressed} more failed calls since the last line, the latest: ${String(detail.call)}`
+          : `${kind}: ${String(detail.call)}`,
+      ),
+    );
+  }
+
+  /** Writes the failure counts still pending. */
+  onApplicationShutdown(): void {
+    this.failures.flush();
   }
 
   /** This deployment's own address, once it listens (then it does not change). */
@@ -171,10 +185,12 @@ export class GatewayHttp {
       };
     }
     if (outcome.kind === 'unavailable') {
-      this.logger.warn(
-        `${service} unavailable: ${request.method} ${request.path} gave up after ` +
-          `${attempts} attempt(s): ${outcome.reason}`,
-      );
+      // One kind per service (a bounded set); the line carries the latest call's reason.
+      this.failures.report(`${service} unavailable`, {
+        call:
+          `${request.method} ${request.path} gave up after ${attempts} attempt(s): ` +
+          outcome.reason,
+      });
     }
     return outcome;
   }

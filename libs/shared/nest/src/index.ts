@@ -14,3 +14,4 @@ export * from './health/health.module';
 export * from './core.module';
 export * from './configure';
 export * from './run-service';
+export * from './rate-limited-log';
