@@ -1,0 +1,63 @@
+import { DataSource } from 'typeorm';
+import { Metrics, sampled } from './metrics';
+
+/** The counters node-postgres keeps on its pool (pg.Pool). */
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max: number };
+}
+
+/** How long a database ping answer is reused (several scrapers, one ping). */
+const PING_MAX_AGE_MS = 5_000;
+const PING_TIMEOUT_MS = 2_000;
+
+/**
+ * The connection pool TypeORM's PostgreSQL driver holds (connections in use, idle, callers
+ * waiting for one, the maximum), read from the pool's own counters at scrape time, and
+ * whether the database answers (one `SELECT 1` per scrape interval, never per request).
+ */
+export function registerDatabaseMetrics(metrics: Metrics, dataSource: DataSource): void {
+  const pool = () => (dataSource.driver as unknown as { master?: PgPool }).master;
+  metrics.gauge({
+    name: 'db_pool_connections',
+    help: 'Connections of the database pool, by state (in_use, idle)',
+    labelNames: ['state'],
+    collect() {
+      const p = pool();
+      this.set({ state: 'in_use' }, p ? p.totalCount - p.idleCount : NaN);
+      this.set({ state: 'idle' }, p ? p.idleCount : NaN);
+    },
+  });
+  metrics.gauge({
+    name: 'db_pool_waiting_clients',
+    help: 'Queries waiting for a free connection of the pool',
+    collect() {
+      this.set(pool()?.waitingCount ?? NaN);
+    },
+  });
+  metrics.gauge({
+    name: 'db_pool_max_connections',
+    help: 'Size of the database pool (DB_POOL_SIZE)',
+    collect() {
+      this.set(pool()?.options.max ?? NaN);
+    },
+  });
+  const ping = sampled(async () => {
+    await Promise.race([
+      dataSource.query('SELECT 1'),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('ping timed out')), PING_TIMEOUT_MS).unref(),
+      ),
+    ]);
+    return true;
+  }, PING_MAX_AGE_MS);
+  metrics.gauge({
+    name: 'db_up',
+    help: '1 when the database answered a ping within 2 s at the last scrape, else 0',
+    async collect() {
+      this.set(dataSource.isInitialized && (await ping()) ? 1 : 0);
+    },
+  });
+}
