@@ -1,0 +1,76 @@
+import request from 'supertest';
+import {
+  createTestDatabase,
+  eventually,
+  OtlpReceiver,
+  ReceivedSpan,
+  SPAN_KIND,
+  startOtlpReceiver,
+  TestDatabase,
+  TestServiceProcess,
+} from '@bank/shared/testing';
+import { spawnClientRegistration } from '../test/client-registration.harness';
+import { registration } from '../test/client-request.fixture';
+
+/**
+ * The registration service's main.ts starts tracing before its modules load as well: a POST is
+ * one trace of HTTP server, Fastify, Nest and pg spans, under the caller's request id.
+ */
+describe('traces of client-registration over OTLP (e2e, service as a process)', () => {
+  let db: TestDatabase;
+  let receiver: OtlpReceiver;
+  let service: TestServiceProcess;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('registration_tracing');
+    receiver = await startOtlpReceiver();
+    service = await spawnClientRegistration({
+      DATABASE_URL: db.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+  });
+
+  afterAll(async () => {
+    await service?.stop('SIGTERM');
+    await receiver?.close();
+    await db?.drop();
+  });
+
+  it('a POST /api/clients: HTTP server -> Fastify -> Nest -> pg', async () => {
+    const res = await request(service.url)
+      .post('/api/clients')
+      .set('X-Request-Id', 'trace-registration-1')
+      .send(registration());
+    expect(res.status).toBe(201);
+    const isServer = (s: ReceivedSpan) =>
+      s.kind === SPAN_KIND.SERVER &&
+      (s.attributes['http.request.header.x-request-id'] as string[] | undefined)?.[0] ===
+        'trace-registration-1';
+    const inTrace = () => {
+      const server = receiver.spans.find(isServer);
+      return server ? receiver.spans.filter((s) => s.traceId === server.traceId) : [];
+    };
+    await eventually(async () =>
+      inTrace().some((s) => s.scope === '@opentelemetry/instrumentation-pg'),
+    );
+    const trace = inTrace();
+    const server = trace.find(isServer);
+    expect(server).toMatchObject({
+      service: 'client-registration',
+      name: 'POST /api/clients',
+      parentSpanId: '',
+    });
+    // Fastify's request span, in which Nest runs: one span level (none per hook or handler).
+    const handler = trace.find((s) => s.parentSpanId === server?.spanId);
+    expect(handler).toMatchObject({ scope: '@fastify/otel', name: 'request' });
+    expect(trace.filter((s) => s.scope === '@fastify/otel')).toEqual([handler]);
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const reachesHandler = (s: ReceivedSpan): boolean =>
+      s.parentSpanId === handler?.spanId ||
+      (byId.has(s.parentSpanId) && reachesHandler(byId.get(s.parentSpanId) as ReceivedSpan));
+    const statements = trace.filter((s) => s.scope === '@opentelemetry/instrumentation-pg');
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.every(reachesHandler)).toBe(true);
+  });
+});

@@ -1,0 +1,121 @@
+import { EventEmitter } from 'node:events';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { createContextKey, ROOT_CONTEXT, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { SamplingDecision } from '@opentelemetry/sdk-trace-node';
+import { propagation } from '@opentelemetry/api';
+import { EdgeSampling, samplerFromEnv } from './sampling';
+import { UnboundEmittersContextManager } from './tracing';
+
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const PARENT = `00-${TRACE_ID}-b7ad6b7169203331`;
+
+function incoming(headers: Record<string, string> = {}): IncomingMessage {
+  const request = new IncomingMessage(new Socket());
+  request.method = 'POST';
+  request.headers = headers;
+  return request;
+}
+
+describe('EdgeSampling', () => {
+  beforeAll(() => propagation.setGlobalPropagator(new W3CTraceContextPropagator()));
+  afterAll(() => propagation.disable());
+
+  const edge = (env: NodeJS.ProcessEnv) => new EdgeSampling(samplerFromEnv(env));
+  const ratio = (arg: string) =>
+    edge({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: arg });
+
+  it('samples new traces at the configured ratio', () => {
+    expect(ratio('1').traces(incoming())).toBe(true);
+    expect(ratio('0').traces(incoming())).toBe(false);
+    const half = ratio('0.5');
+    const sampled = Array.from({ length: 400 }, () => half.traces(incoming())).filter(Boolean);
+    expect(sampled.length).toBeGreaterThan(100);
+    expect(sampled.length).toBeLessThan(300);
+  });
+
+  it("follows the caller's decision under a parent-based sampler", () => {
+    expect(ratio('0').traces(incoming({ traceparent: `${PARENT}-01` }))).toBe(true);
+    expect(ratio('1').traces(incoming({ traceparent: `${PARENT}-00` }))).toBe(false);
+    expect(edge({}).traces(incoming())).toBe(true); // parentbased_always_on
+    expect(edge({ OTEL_TRACES_SAMPLER: 'always_off' }).traces(incoming())).toBe(false);
+  });
+
+  it("keeps an unsampled request's trace: the caller's trace id, a span id of its own, flags 00", () => {
+    const sampling = ratio('0');
+    const child = incoming({ traceparent: `${PARENT}-00`, tracestate: 'vendor=1' });
+    expect(sampling.traces(child)).toBe(false);
+    const trace = sampling.unsampledTraceOf(child);
+    expect(trace?.traceparent).toMatch(
+      new RegExp(`^00-${TRACE_ID}-(?!b7ad6b7169203331)[0-9a-f]{16}-00$`),
+    );
+    expect(trace?.traceparent).toBe(trace?.traceparent); // one per request
+    expect(trace?.tracestate).toBe('vendor=1');
+
+    const root = incoming();
+    expect(sampling.traces(root)).toBe(false);
+    expect(sampling.unsampledTraceOf(root)?.traceparent).toMatch(
+      /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/,
+    );
+    expect(sampling.unsampledTraceOf(root)?.traceparent).not.toContain(TRACE_ID);
+  });
+
+  it('records the server span of a new trace sampled at the edge, asks the configured sampler for the rest', () => {
+    const { sampler } = ratio('0');
+    const decide = (kind: SpanKind, parent = ROOT_CONTEXT) =>
+      sampler.shouldSample(parent, TRACE_ID, 'span', kind, {}, []).decision;
+    expect(decide(SpanKind.SERVER)).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(decide(SpanKind.CONSUMER)).toBe(SamplingDecision.NOT_RECORD);
+    const unsampledParent = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: TRACE_ID,
+      spanId: 'b7ad6b7169203331',
+      traceFlags: TraceFlags.NONE,
+      isRemote: true,
+    });
+    expect(decide(SpanKind.SERVER, unsampledParent)).toBe(SamplingDecision.NOT_RECORD);
+  });
+});
+
+describe('samplerFromEnv', () => {
+  it.each([
+    [{}, 'ParentBased{root=AlwaysOnSampler'],
+    [{ OTEL_TRACES_SAMPLER: 'always_on' }, 'AlwaysOnSampler'],
+    [
+      { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' },
+      'TraceIdRatioBased{0.25}',
+    ],
+    [
+      { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
+      'ParentBased{root=TraceIdRatioBased{0.1}',
+    ],
+    [
+      { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' },
+      'ParentBased{root=TraceIdRatioBased{1}',
+    ],
+    [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, 'ParentBased{root=AlwaysOnSampler'],
+  ])('reads %j as the SDK does', (env, expected) => {
+    expect(samplerFromEnv(env).toString()).toContain(expected);
+  });
+});
+
+describe('UnboundEmittersContextManager', () => {
+  it('binds functions to a context, never an event emitter', () => {
+    const manager = new UnboundEmittersContextManager().enable();
+    try {
+      const key = createContextKey('probe');
+      const traced = ROOT_CONTEXT.setValue(key, 'traced');
+      const emitter = new EventEmitter();
+      const response = new ServerResponse(incoming());
+      const on = [emitter.on, response.on];
+      manager.bind(traced, emitter);
+      manager.bind(traced, response);
+      expect([emitter.on, response.on]).toEqual(on);
+      expect(Object.getOwnPropertyNames(emitter)).not.toContain('on');
+      const bound = manager.bind(traced, () => manager.active().getValue(key));
+      expect(bound()).toBe('traced');
+    } finally {
+      manager.disable();
+    }
+  });
+});
