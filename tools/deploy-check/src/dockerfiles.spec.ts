@@ -23,7 +23,7 @@ describe('Dockerfile parsing', () => {
     const stages = stagesOf(
       parseDockerfile(
         [
-          'ARG BASE=node:20-bookworm-slim',
+          'ARG BASE=node:24-bookworm-slim',
           '# a comment',
           'FROM ${BASE} AS build',
           'RUN a \\',
@@ -35,8 +35,8 @@ describe('Dockerfile parsing', () => {
       ),
     );
     expect(stages.map((s) => [s.image, s.name])).toEqual([
-      ['node:20-bookworm-slim', 'build'],
-      ['node:20-bookworm-slim', undefined],
+      ['node:24-bookworm-slim', 'build'],
+      ['node:24-bookworm-slim', undefined],
     ]);
     expect(args(stages[0], 'RUN')).toEqual(['a && b']);
   });
@@ -47,12 +47,13 @@ describe.each(Object.entries(SERVICES))('apps/%s/Dockerfile', (name, port) => {
   const build = stages.find((s) => s.name === 'build');
   const runtime = stages[stages.length - 1];
 
-  it('is multi-stage on a pinned Node 20 Debian image', () => {
+  it('is multi-stage on the Node 24 LTS Debian image of .node-version, pinned by digest', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
+    const version = readText(repoPath('.node-version')).trim();
+    expect(version).toMatch(/^24\.\d+\.\d+$/);
     for (const stage of stages) {
-      expect(stage.image).toMatch(
-        /^node:20[.\w-]*-(bookworm|bullseye)(-slim)?(@sha256:[0-9a-f]{64})?$/,
-      );
+      expect(stage.image).toMatch(/^node:[\d.]+-bookworm-slim@sha256:[0-9a-f]{64}$/);
+      expect(stage.image.startsWith(`node:${version}-`)).toBe(true);
     }
   });
 

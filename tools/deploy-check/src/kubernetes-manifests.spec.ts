@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -8,16 +9,21 @@ import {
   validateWithModel,
 } from './lib/kubernetes-schema';
 import {
-  K8S_ROOT,
+  baseDir,
+  generated,
+  k8sRoot,
   kustomizationIn,
   kustomizationTree,
   type Manifest,
   manifests,
   missingResources,
+  OVERLAYS,
+  overlayDir,
+  parseEnvFile,
 } from './lib/kustomize';
-import { clone, type ParsedYaml, readYaml, repoPath } from './lib/repo';
+import { clone, type ParsedYaml, readText, readYaml, repoPath } from './lib/repo';
+import { SERVICES } from './lib/rules';
 
-const SERVICES = ['card-issue', 'client-registration'] as const;
 const PORTS: Record<(typeof SERVICES)[number], number> = {
   'card-issue': 3000,
   'client-registration': 3001,
@@ -29,13 +35,14 @@ const PORTS: Record<(typeof SERVICES)[number], number> = {
  */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
 const SHUTDOWN_REST_SECONDS = 5;
-const PLACEHOLDER = /^REPLACE_ME$/;
-
-const all = manifests();
+const all = manifests(baseDir());
 
 function ofKind(kind: string, dir?: string): Manifest[] {
   return all.filter((m) => m.object.kind === kind && (dir === undefined || m.dir === dir));
 }
+
+/** The ConfigMap data each service gets in the base (its configMapGenerator, unhashed name). */
+const baseConfig = generated(baseDir(), 'configMapGenerator');
 
 function single(kind: string, dir: string): KubernetesObject {
   const found = ofKind(kind, dir);
@@ -59,7 +66,7 @@ function yamlFilesUnder(dir: string): string[] {
 
 describe('Kubernetes manifests: schemas', () => {
   it('finds the manifests of both services through the kustomizations', () => {
-    expect(all.length).toBeGreaterThanOrEqual(1 + SERVICES.length * 7);
+    expect(all.length).toBeGreaterThanOrEqual(1 + SERVICES.length * 6);
     for (const service of SERVICES) {
       const kinds = all.filter((m) => m.dir === `k8s/${service}`).map((m) => kindKey(m.object));
       expect(kinds.sort()).toEqual(
@@ -67,16 +74,18 @@ describe('Kubernetes manifests: schemas', () => {
           'apps/v1/Deployment',
           'autoscaling/v2/HorizontalPodAutoscaler',
           'batch/v1/Job',
+          'networking.k8s.io/v1/NetworkPolicy',
           'policy/v1/PodDisruptionBudget',
-          'v1/ConfigMap',
-          'v1/Secret',
           'v1/Service',
         ].sort(),
       );
     }
   });
 
-  it.each(all.map((m) => [`${m.file} (${m.object.kind} ${m.object.metadata?.name})`, m]))(
+  // The Prometheus Operator's resources (k8s/monitoring) are not in the Kubernetes schema;
+  // tools/monitoring checks them (promtool, a real Prometheus, the ServiceMonitors' selectors).
+  const core = all.filter((m) => !m.object.apiVersion?.startsWith('monitoring.coreos.com/'));
+  it.each(core.map((m) => [`${m.file} (${m.object.kind} ${m.object.metadata?.name})`, m]))(
     '%s is valid against the Kubernetes schema and has no unknown field',
     (_, manifest) => {
       const { object } = manifest;
@@ -91,8 +100,7 @@ describe('Kubernetes manifests: schemas', () => {
 
     it('a misspelled field (replcas, readinesProbe) is reported by path', () => {
       const spoiled = deployment();
-      spoiled.spec.replcas = spoiled.spec.replicas;
-      delete spoiled.spec.replicas;
+      spoiled.spec.replcas = 2;
       const container = spoiled.spec.template.spec.containers[0];
       container.readinesProbe = container.readinessProbe;
       delete container.readinessProbe;
@@ -126,7 +134,11 @@ describe('Kubernetes manifests: schemas', () => {
     });
 
     it.each([
-      ['a wrong type', (d: ParsedYaml) => (d.spec.replicas = 'two'), /replicas must be integer/],
+      [
+        'a wrong type',
+        (d: ParsedYaml) => (d.spec.revisionHistoryLimit = 'two'),
+        /revisionHistoryLimit must be integer/,
+      ],
       [
         'a missing required field',
         (d: ParsedYaml) => delete d.spec.selector,
@@ -160,7 +172,8 @@ describe('Kubernetes manifests: schemas', () => {
 });
 
 describe('Kubernetes manifests: kustomizations', () => {
-  const tree = kustomizationTree();
+  const overlayTrees = OVERLAYS.map((overlay) => kustomizationTree(overlayDir(overlay)));
+  const tree = [...new Map(overlayTrees.flat().map((k) => [k.file, k])).values()];
 
   it.each(tree.map((k) => [path.relative(repoPath(), k.file), k]))(
     '%s references only existing files',
@@ -173,21 +186,79 @@ describe('Kubernetes manifests: kustomizations', () => {
     },
   );
 
-  it('the root kustomization ties both services and the namespace together', () => {
-    const root = kustomizationIn(K8S_ROOT).kustomization;
-    expect(root.resources).toEqual(expect.arrayContaining([...SERVICES]));
-    const namespace = single('Namespace', 'k8s');
+  it('the base ties both services and the namespace together; each overlay builds on it', () => {
+    const base = kustomizationIn(baseDir()).kustomization;
+    expect(base.resources).toEqual(expect.arrayContaining(SERVICES.map((s) => `../${s}`)));
+    const namespace = single('Namespace', 'k8s/base');
     for (const k of tree) expect(k.kustomization.namespace).toBe(namespace.metadata.name);
+    // prod also deploys the monitoring (it needs the Prometheus Operator's CRDs).
+    for (const overlay of OVERLAYS)
+      expect(kustomizationIn(overlayDir(overlay)).kustomization.resources).toEqual(
+        overlay === 'prod' ? ['../../base', '../../monitoring'] : ['../../base'],
+      );
   });
 
   it('the namespace enforces the restricted Pod Security Standard', () => {
-    const ns = readYaml<KubernetesObject>(repoPath('k8s', 'namespace.yaml'));
+    const ns = readYaml<KubernetesObject>(repoPath('k8s', 'base', 'namespace.yaml'));
     expect(ns.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
   });
 
   it('every YAML file under k8s/ is listed by a kustomization', () => {
-    const listed = new Set([...all.map((m) => repoPath(m.file)), ...tree.map((k) => k.file)]);
-    expect(yamlFilesUnder(K8S_ROOT).filter((f) => !listed.has(f))).toEqual([]);
+    // Files a kustomization of an overlay lists directly (k8s/monitoring, in prod) count too.
+    const resources = tree.flatMap((k) =>
+      (k.kustomization.resources ?? []).map((r: string) => path.join(path.dirname(k.file), r)),
+    );
+    const listed = new Set([
+      ...all.map((m) => repoPath(m.file)),
+      ...tree.map((k) => k.file),
+      ...resources,
+    ]);
+    expect(yamlFilesUnder(k8sRoot()).filter((f) => !listed.has(f))).toEqual([]);
+  });
+
+  it('the base holds no Secret: each overlay generates every Secret the pods read', () => {
+    expect(ofKind('Secret')).toEqual([]);
+    for (const k of kustomizationTree(baseDir()))
+      expect(k.kustomization.secretGenerator).toBeUndefined();
+    for (const overlay of OVERLAYS) {
+      const secrets = generated(overlayDir(overlay), 'secretGenerator');
+      for (const service of SERVICES) {
+        const keys = Object.keys(secrets.get(`${service}-secrets`) ?? {});
+        expect(keys).toContain('DATABASE_URL');
+        if (service === 'card-issue') expect(keys).toContain('X_SECRET');
+      }
+    }
+  });
+
+  it('prod generates its Secrets from untracked env files whose committed examples hold placeholders', () => {
+    const { kustomization, dir } = kustomizationIn(overlayDir('prod'));
+    for (const entry of kustomization.secretGenerator ?? []) {
+      expect(entry.literals).toBeUndefined();
+      expect(entry.envs?.length).toBeGreaterThan(0);
+      for (const env of entry.envs ?? []) {
+        const file = path.join(dir, env);
+        // git ignores the real file, so a filled-in one is never committed.
+        expect(
+          execFileSync('git', ['check-ignore', '--no-index', '-q', file], {
+            cwd: repoPath(),
+          }).toString(),
+        ).toBe('');
+        const example = parseEnvFile(readText(`${file}.example`));
+        for (const [key, value] of Object.entries(example))
+          expect([key, value]).toEqual([key, expect.stringContaining('REPLACE_ME')]);
+      }
+    }
+  });
+
+  it('the ConfigMaps and Secrets are generated, so their names carry a content hash', () => {
+    for (const { kustomization } of tree) {
+      for (const entry of [
+        ...(kustomization.configMapGenerator ?? []),
+        ...(kustomization.secretGenerator ?? []),
+      ])
+        expect(entry).not.toHaveProperty('options.disableNameSuffixHash', true);
+    }
+    expect(ofKind('ConfigMap')).toEqual([]);
   });
 
   it('a missing resource is reported', () => {
@@ -195,6 +266,29 @@ describe('Kubernetes manifests: kustomizations', () => {
     const spoiled = { ...k, kustomization: { ...k.kustomization, resources: ['nope.yaml'] } };
     expect(missingResources(spoiled)).toEqual(['nope.yaml']);
   });
+
+  it.each(SERVICES)(
+    '%s: the recommended app.kubernetes.io labels; the version label is the image tag',
+    (service) => {
+      const { kustomization } = kustomizationIn(repoPath('k8s', service));
+      const labels = (kustomization.labels as ParsedYaml[]).flatMap((l) => Object.entries(l.pairs));
+      const base = (kustomizationIn(baseDir()).kustomization.labels as ParsedYaml[]).flatMap((l) =>
+        Object.entries(l.pairs),
+      );
+      expect(Object.fromEntries([...labels, ...base])).toEqual({
+        'app.kubernetes.io/instance': service,
+        'app.kubernetes.io/version': kustomization.images?.[0].newTag,
+        'app.kubernetes.io/part-of': 'bank-backoffice',
+        'app.kubernetes.io/managed-by': 'kustomize',
+      });
+      for (const m of all.filter((o) => o.dir === `k8s/${service}`)) {
+        expect(m.object.metadata.labels?.['app.kubernetes.io/name']).toBe(service);
+        expect(m.object.metadata.labels?.['app.kubernetes.io/component'] ?? 'none').toMatch(
+          /^(api|migration|none)$/,
+        );
+      }
+    },
+  );
 
   it.each(SERVICES)(
     '%s: the kustomization images entry names the image its pods run',
@@ -219,25 +313,28 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
   const podLabels: Record<string, string> = deployment.spec.template.metadata.labels;
   const [container] = podSpec.containers;
   const job = single('Job', dir);
-  const configMap = single('ConfigMap', dir);
-  const secret = single('Secret', dir);
+  const configMap = {
+    metadata: { name: `${service}-config` },
+    data: baseConfig.get(`${service}-config`)!,
+  };
+  const secret = { metadata: { name: `${service}-secrets` } };
 
-  it('the Deployment runs 2 replicas whose selector matches its pod labels', () => {
+  it('the Deployment leaves its replica count to the autoscaler; its selector matches its pod labels', () => {
     expect(deployment.metadata.name).toBe(service);
-    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.spec).not.toHaveProperty('replicas');
     expect(podSpec.containers).toHaveLength(1);
     expect(matches(deployment.spec.selector.matchLabels, podLabels)).toBe(true);
     expect(deployment.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
   });
 
-  it('the container listens on the service port and has readiness and liveness probes on /api/health', () => {
+  it('the container listens on the service port; liveness and startup on /api/health/live, readiness on /api/health/ready', () => {
     expect(container.ports).toEqual([
       expect.objectContaining({ name: 'http', containerPort: PORTS[service] }),
     ]);
-    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
-      expect(container[probe]?.httpGet).toEqual({ path: '/api/health', port: 'http' });
-    }
-    // Liveness must be the more patient: a slow database drains a pod before restarting it.
+    expect(container.startupProbe?.httpGet).toEqual({ path: '/api/health/live', port: 'http' });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: '/api/health/live', port: 'http' });
+    expect(container.readinessProbe?.httpGet).toEqual({ path: '/api/health/ready', port: 'http' });
+    // A pod leaves the endpoints (readiness) before the kubelet would restart it (liveness).
     const { livenessProbe: live, readinessProbe: ready } = container;
     expect(live.periodSeconds * live.failureThreshold).toBeGreaterThan(
       ready.periodSeconds * ready.failureThreshold,
@@ -300,18 +397,41 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
     expect(job.spec.backoffLimit).toBeGreaterThan(0);
   });
 
-  it('the Secret holds placeholders only, and the ConfigMap no secret', () => {
-    expect(secret.data).toBeUndefined();
-    const keys = Object.keys(secret.stringData ?? {});
-    expect(keys).toContain('DATABASE_URL');
-    if (service === 'card-issue') expect(keys).toContain('X_SECRET');
-    for (const value of Object.values<string>(secret.stringData))
-      expect(value).toMatch(PLACEHOLDER);
+  it('the ConfigMap holds no secret, and no key of the Secrets', () => {
+    const secretKeys = OVERLAYS.flatMap((overlay) =>
+      Object.keys(
+        generated(overlayDir(overlay), 'secretGenerator').get(secret.metadata.name) ?? {},
+      ),
+    );
     for (const key of Object.keys(configMap.data)) {
       expect(key).not.toMatch(/SECRET|PASSWORD|TOKEN|DATABASE_URL/);
-      expect(keys).not.toContain(key);
+      expect(secretKeys).not.toContain(key);
     }
-    expect(configMap.data).toMatchObject({ NODE_ENV: 'production', PORT: String(PORTS[service]) });
+    expect(configMap.data).toMatchObject({
+      NODE_ENV: 'production',
+      PORT: String(PORTS[service]),
+      DOCS_ENABLED: 'false',
+      // Production refuses to start without AUTH_MODE; the manifests ship the bearer JWT on.
+      AUTH_MODE: 'jwt',
+    });
+  });
+
+  it('a NetworkPolicy admits ingress to the http port only and egress to DNS and the database', () => {
+    const policy = single('NetworkPolicy', dir);
+    expect(matches(policy.spec.podSelector.matchLabels, podLabels)).toBe(true);
+    expect(matches(policy.spec.podSelector.matchLabels, job.spec.template.metadata.labels)).toBe(
+      true,
+    );
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    for (const rule of policy.spec.ingress) {
+      expect(rule.from.length).toBeGreaterThan(0);
+      expect(rule.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    }
+    const egressPorts = policy.spec.egress.flatMap((rule: ParsedYaml) =>
+      (rule.ports ?? []).map((p: ParsedYaml) => p.port),
+    );
+    expect(egressPorts).toEqual(expect.arrayContaining([53, 5432, 6432]));
+    for (const rule of policy.spec.egress) expect(rule.to?.length).toBeGreaterThan(0);
   });
 
   it('the Service selects the Deployment pods and not the migration pod', () => {
@@ -330,7 +450,7 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
       kind: 'Deployment',
       name: deployment.metadata.name,
     });
-    expect(hpa.spec.minReplicas).toBe(deployment.spec.replicas);
+    expect(hpa.spec.minReplicas).toBe(2);
     expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
   });
 
@@ -338,6 +458,7 @@ describe.each(SERVICES)('Kubernetes manifests: %s', (service) => {
     const pdb = single('PodDisruptionBudget', dir);
     expect(matches(pdb.spec.selector.matchLabels, podLabels)).toBe(true);
     expect(matches(pdb.spec.selector.matchLabels, job.spec.template.metadata.labels)).toBe(false);
-    expect(pdb.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
+    expect(pdb.spec).toEqual(expect.objectContaining({ maxUnavailable: 1 }));
+    expect(pdb.spec).not.toHaveProperty('minAvailable');
   });
 });

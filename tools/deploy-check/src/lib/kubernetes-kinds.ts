@@ -3,6 +3,7 @@
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { INamespace } from 'kubernetes-models/v1/Namespace';
@@ -19,4 +20,5 @@ export interface KubernetesKinds {
   'batch/v1/Job': IJob;
   'autoscaling/v2/HorizontalPodAutoscaler': IHorizontalPodAutoscaler;
   'policy/v1/PodDisruptionBudget': IPodDisruptionBudget;
+  'networking.k8s.io/v1/NetworkPolicy': INetworkPolicy;
 }
