@@ -21,6 +21,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness probe: the process answers (the database is not asked) */
+        get: operations["Health_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness probe: the database answers and the service is not shutting down */
+        get: operations["Health_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/card-issue": {
         parameters: {
             query?: never;
@@ -95,258 +129,6 @@ export interface paths {
         patch: operations["CardIssues_updateStatus"];
         trace?: never;
     };
-    "/user-api/api/v1/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get all users */
-        get: operations["Users_list"];
-        put?: never;
-        /** Create a user */
-        post: operations["Users_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/user-api/api/v1/users/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a user by id */
-        get: operations["Users_get"];
-        put?: never;
-        post?: never;
-        /** Delete a user */
-        delete: operations["Users_delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api/api/v1/operations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create an operation
-         * @description Idempotent by requestId: a repeated create answers 200 with the operation already stored.
-         */
-        post: operations["Operations_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api/api/v1/operations/by-owner/{cardOwner}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Operations by card owner, newest first */
-        get: operations["Operations_byOwner"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api/api/v1/operations/by-holder/{userId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Operations by card holder, newest first */
-        get: operations["Operations_byHolder"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api/api/v1/operations/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get an operation by id */
-        get: operations["Operations_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api/api/v1/operations/{id}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change the status of an operation
-         * @description With `sequence`, an update not newer than the last applied one is ignored and the stored operation is returned unchanged (safe redelivery from an outbox).
-         */
-        patch: operations["Operations_updateStatus"];
-        trace?: never;
-    };
-    "/operation-api-v2/api/v1/operations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create an operation
-         * @description Idempotent by requestId: a repeated create answers 200 with the operation already stored.
-         */
-        post: operations["OperationsV2_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api-v2/api/v1/operations/by-owner/{cardOwner}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Operations by card owner, newest first */
-        get: operations["OperationsV2_byOwner"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api-v2/api/v1/operations/by-holder/{userId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Operations by card holder, newest first */
-        get: operations["OperationsV2_byHolder"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api-v2/api/v1/operations/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get an operation by id */
-        get: operations["OperationsV2_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operation-api-v2/api/v1/operations/{id}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change the status of an operation
-         * @description With `sequence`, an update not newer than the last applied one is ignored and the stored operation is returned unchanged (safe redelivery from an outbox).
-         */
-        patch: operations["OperationsV2_updateStatus"];
-        trace?: never;
-    };
-    "/branch-api/api/v1/branches": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all branches */
-        get: operations["Branches_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/branch-api/api/v1/branches/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a branch by id */
-        get: operations["Branches_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -368,6 +150,15 @@ export interface components {
             service: string;
             checks: components["schemas"]["HealthChecks"];
         };
+        ProbeResponse: {
+            /**
+             * @example UP
+             * @enum {string}
+             */
+            status: "UP" | "DOWN";
+            /** @example card-issue */
+            service: string;
+        };
         ContactInfoDto: {
             /**
              * @description 11 digits, starts with 7
@@ -382,14 +173,14 @@ export interface components {
         };
         PassportDataDto: {
             /**
-             * @description Real date in layout dd-MM-yyyy
+             * @description Real date in layout dd-MM-yyyy, not after the current business date, not before 01-01-1900
              * @example 15-03-1990
              */
             birthDate: string;
             /** @example Moscow */
             birthPlace: string;
             /**
-             * @description Real date in layout dd-MM-yyyy
+             * @description Real date in layout dd-MM-yyyy, not after the current business date, not before birthDate
              * @example 20-04-2010
              */
             issueDate: string;
@@ -413,11 +204,20 @@ export interface components {
             apartment?: string;
         };
         CreateUserDto: {
-            /** @example Ivan */
+            /**
+             * @description Not blank; no control or invisible formatting characters
+             * @example Ivan
+             */
             firstName: string;
-            /** @example Ivanovich */
+            /**
+             * @description Not blank; no control or invisible formatting characters
+             * @example Ivanovich
+             */
             middleName?: string;
-            /** @example Petrov */
+            /**
+             * @description Not blank; no control or invisible formatting characters
+             * @example Petrov
+             */
             lastName: string;
             /**
              * @example MALE
@@ -435,7 +235,7 @@ export interface components {
             bankruptEntrepreneur: boolean;
             contactInfo: components["schemas"]["ContactInfoDto"];
             /**
-             * @description Uppercase Latin letters and whitespace only
+             * @description Uppercase Latin letters and spaces, at least one letter
              * @example IVAN PETROV
              */
             embossingName: string;
@@ -465,7 +265,7 @@ export interface components {
              */
             nameless: boolean;
             /**
-             * @description Uppercase Latin letters and whitespace; with userId
+             * @description Uppercase Latin letters and spaces, at least one letter; with userId
              * @example IVAN PETROV
              */
             embossedName?: string;
@@ -499,10 +299,17 @@ export interface components {
             phone: string;
         };
         RecipientUserDto: {
-            /** @example Мария */
+            /**
+             * @description Not blank; no control or invisible formatting characters
+             * @example Мария
+             */
             firstName: string;
-            /** @example Петрова */
+            /**
+             * @description Not blank; no control or invisible formatting characters
+             * @example Петрова
+             */
             lastName: string;
+            /** @description Not blank; no control or invisible formatting characters */
             middleName?: string;
             contactInfo: components["schemas"]["RecipientContactInfoDto"];
         };
@@ -668,133 +475,6 @@ export interface components {
              */
             status: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED";
         };
-        UserDto: {
-            /** @example Ivan */
-            firstName: string;
-            /** @example Ivanovich */
-            middleName?: string;
-            /** @example Petrov */
-            lastName: string;
-            /**
-             * @example MALE
-             * @enum {string}
-             */
-            gender: "MALE" | "FEMALE";
-            /**
-             * @example FL
-             * @enum {string}
-             */
-            clientType: "UP" | "FL" | "IP";
-            /** @example false */
-            bankruptIndividual: boolean;
-            /** @example false */
-            bankruptEntrepreneur: boolean;
-            contactInfo: components["schemas"]["ContactInfoDto"];
-            /**
-             * @description Uppercase Latin letters and whitespace only
-             * @example IVAN PETROV
-             */
-            embossingName: string;
-            passportData: components["schemas"]["PassportDataDto"];
-            actualAddress: components["schemas"]["AddressDto"];
-            registrationAddress: components["schemas"]["AddressDto"];
-            /**
-             * @example RUR
-             * @enum {string}
-             */
-            account: "RUR" | "USD" | "EUR";
-            /**
-             * @description One uppercase letter, underscore, 4 characters from A-Z and 0-9
-             * @example M_0001
-             */
-            managerPin: string;
-            /**
-             * @description X + 5 of A-Z, 0-9
-             * @example X1A2B3
-             */
-            id: string;
-        };
-        CreateOperationDto: {
-            /**
-             * @description Card issue request id; one operation per request (a repeated create returns it)
-             * @example RCARDB23112026000042
-             */
-            requestId: string;
-            /**
-             * @description User id of the card owner
-             * @example X1A2B3
-             */
-            cardOwner: string;
-            /**
-             * @description User id of the card holder; null for a nameless card
-             * @example X4C5D6
-             */
-            holderUserId?: string | null;
-            /**
-             * @example VIRTUAL
-             * @enum {string}
-             */
-            formFactor: "VIRTUAL" | "PLASTIC";
-            /**
-             * @default CREATED
-             * @example CREATED
-             * @enum {string}
-             */
-            status: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED";
-        };
-        OperationDto: {
-            /**
-             * Format: uuid
-             * @example 3f0e4a52-8f3e-4c55-a0a4-2b8d3c1f9e77
-             */
-            id: string;
-            /** @example RCARDB23112026000042 */
-            requestId: string;
-            /** @example X1A2B3 */
-            cardOwner: string;
-            /** @example X4C5D6 */
-            holderUserId: string | null;
-            /**
-             * @example VIRTUAL
-             * @enum {string}
-             */
-            formFactor: "VIRTUAL" | "PLASTIC";
-            /**
-             * @example CREATED
-             * @enum {string}
-             */
-            status: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED";
-            /**
-             * Format: date-time
-             * @example 2026-11-23T09:30:00.000Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T09:31:00.000Z
-             */
-            updatedAt: string;
-        };
-        UpdateOperationStatusDto: {
-            /**
-             * @example PROCESSING
-             * @enum {string}
-             */
-            status: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED";
-            /**
-             * @description Position of this update in the sender's order. When given and not greater than the last applied one, the update is ignored (redelivery or out-of-order delivery) and the stored operation is returned unchanged.
-             * @example 3
-             */
-            sequence?: number;
-        };
-        BranchDto: {
-            /** @example 0001 */
-            id: string;
-            /** @example Central branch */
-            name: string;
-            /** @example Moscow, Tverskaya st., 1 */
-            address: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -816,6 +496,8 @@ export interface operations {
             /** @description UP: the service and its database answer */
             200: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -825,10 +507,67 @@ export interface operations {
             /** @description DOWN: the database does not answer */
             503: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+        };
+    };
+    Health_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UP */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+        };
+    };
+    Health_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UP: send traffic here */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+            /** @description DOWN: the database does not answer, or the service is shutting down */
+            503: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResponse"];
                 };
             };
         };
@@ -854,15 +593,51 @@ export interface operations {
                 headers: {
                     /** @description true when the response is the replay of an earlier request with the same Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CardIssueResponseDto"];
                 };
             };
-            /** @description Validation failed: errors names every field */
+            /** @description Validation failed: errors names every field. Also when the body is not valid JSON */
             400: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:write */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -872,6 +647,8 @@ export interface operations {
             /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -883,6 +660,60 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before a retry (key in progress only) */
                     "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -894,6 +725,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -905,8 +738,10 @@ export interface operations {
     CardIssues_listByClient: {
         parameters: {
             query?: {
-                limit?: unknown;
-                offset?: unknown;
+                /** @description Records per page, in decimal digits */
+                limit?: number;
+                /** @description Records to skip, newest first, in decimal digits */
+                offset?: number;
             };
             header?: never;
             path: {
@@ -917,16 +752,84 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The page of records (empty when the user has none), newest first */
             200: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CardIssueRecordDto"][];
                 };
             };
+            /** @description Malformed user id, or limit / offset not a decimal integer in its range */
             400: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:read */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -938,6 +841,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -958,8 +863,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The request with its status history */
             200: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -969,6 +883,34 @@ export interface operations {
             /** @description Malformed request id */
             400: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:read */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -978,6 +920,38 @@ export interface operations {
             /** @description No request with this id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -989,6 +963,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1013,25 +989,65 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The request with its new status */
             200: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CardIssueResponseDto"];
                 };
             };
-            /** @description Invalid status or request id */
+            /** @description Invalid status or request id. Also when the body is not valid JSON */
             400: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:status */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No request with this id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1041,6 +1057,8 @@ export interface operations {
             /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1050,6 +1068,60 @@ export interface operations {
             /** @description Status not allowed for the form factor */
             409: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1061,927 +1133,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Users_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserDto"][];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Users_create: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Up to 255 visible ASCII characters. A create repeated with the same key answers the user that key created (the card issue gateway sends one, so its retries after a timeout make no second user). */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateUserDto"];
-            };
-        };
-        responses: {
-            /** @description The stored user with its new id (or the one created earlier with the same key) */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserDto"];
-                };
-            };
-            /** @description Validation failed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The request (headers and body) did not arrive in time */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description A user with the same passport series and number is already registered, or the Idempotency-Key already created a user with another passport */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Users_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserDto"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description No user with that id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Users_delete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description No user with that id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Operations_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateOperationDto"];
-            };
-        };
-        responses: {
-            /** @description Already existed for this requestId */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description Validation failed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The request (headers and body) did not arrive in time */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The requestId has an operation for another owner, holder or form factor */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Operations_byOwner: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description User id of the card owner */
-                cardOwner: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"][];
-                };
-            };
-            /** @description Malformed user id */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Operations_byHolder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description User id of the card holder */
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"][];
-                };
-            };
-            /** @description Malformed user id */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Operations_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description No operation with that id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Operations_updateStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOperationStatusDto"];
-            };
-        };
-        responses: {
-            /** @description The operation after the update */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description Validation failed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description No operation with that id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The request (headers and body) did not arrive in time */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    OperationsV2_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateOperationDto"];
-            };
-        };
-        responses: {
-            /** @description Already existed for this requestId */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description Validation failed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The request (headers and body) did not arrive in time */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The requestId has an operation for another owner, holder or form factor */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    OperationsV2_byOwner: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description User id of the card owner */
-                cardOwner: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"][];
-                };
-            };
-            /** @description Malformed user id */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    OperationsV2_byHolder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description User id of the card holder */
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"][];
-                };
-            };
-            /** @description Malformed user id */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    OperationsV2_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description No operation with that id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    OperationsV2_updateStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOperationStatusDto"];
-            };
-        };
-        responses: {
-            /** @description The operation after the update */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OperationDto"];
-                };
-            };
-            /** @description Validation failed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description No operation with that id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The request (headers and body) did not arrive in time */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Branches_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BranchDto"][];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-        };
-    };
-    Branches_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Exactly 4 digits */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BranchDto"];
-                };
-            };
-            /** @description Id is not exactly 4 digits */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description X-secret header is invalid or missing */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description No branch with that id */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CardIssueErrorBody"];
-                };
-            };
-            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

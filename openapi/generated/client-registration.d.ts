@@ -21,6 +21,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness probe: the process answers (the database is not asked) */
+        get: operations["Health_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness probe: the database answers and the service is not shutting down */
+        get: operations["Health_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clients": {
         parameters: {
             query?: never;
@@ -99,6 +133,15 @@ export interface components {
             service: string;
             checks: components["schemas"]["HealthChecks"];
         };
+        ProbeResponse: {
+            /**
+             * @example UP
+             * @enum {string}
+             */
+            status: "UP" | "DOWN";
+            /** @example card-issue */
+            service: string;
+        };
         ContactInfoDto: {
             /**
              * @description Телефон: 11 цифр, начинается с 7
@@ -114,7 +157,7 @@ export interface components {
         };
         PassportDataDto: {
             /**
-             * @description Дата рождения, dd-MM-yyyy; реальная дата, не позже текущей бизнес-даты
+             * @description Дата рождения, dd-MM-yyyy; реальная дата, не позже текущей бизнес-даты и не раньше 01-01-1900
              * @example 15-03-1990
              */
             birthDate: string;
@@ -210,7 +253,7 @@ export interface components {
              */
             bankruptEntrepreneur: boolean;
             /**
-             * @description Имя для эмбоссирования на карте: заглавные латинские буквы и пробелы
+             * @description Имя для эмбоссирования на карте: заглавные латинские буквы и пробелы, хотя бы одна буква
              * @example IVAN PETROV
              */
             embossingName: string;
@@ -351,6 +394,8 @@ export interface operations {
             /** @description UP: the service and its database answer */
             200: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -360,10 +405,67 @@ export interface operations {
             /** @description DOWN: the database does not answer */
             503: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+        };
+    };
+    Health_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UP */
+            200: {
+                headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+        };
+    };
+    Health_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description UP: send traffic here */
+            200: {
+                headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+            /** @description DOWN: the database does not answer, or the service is shutting down */
+            503: {
+                headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProbeResponse"];
                 };
             };
         };
@@ -389,6 +491,14 @@ export interface operations {
                 headers: {
                     /** @description true, если это повтор ответа на прежний запрос с тем же Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -398,15 +508,34 @@ export interface operations {
             /** @description Ошибка валидации (details перечисляет все нарушения), паспорт требует замены (правила 2.4), неизвестный PIN менеджера или некорректный JSON */
             400: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description Отказ в регистрации: клиенту меньше 18 лет */
+            /** @description AUTH_MODE=jwt: нет токена доступа или токен не проходит проверку (подпись, издатель, аудитория, срок) */
+            401: {
+                headers: {
+                    /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Отказ в регистрации: клиенту меньше 18 лет. Также (AUTH_MODE=jwt): у токена нет области доступа clients:write */
             403: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -416,6 +545,8 @@ export interface operations {
             /** @description Запрос (заголовки и тело) не получен вовремя */
             408: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -427,6 +558,8 @@ export interface operations {
                 headers: {
                     /** @description Через сколько секунд повторить запрос (только пока запрос с ключом выполняется) */
                     "Retry-After"?: number;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -436,6 +569,8 @@ export interface operations {
             /** @description Тело запроса больше 1 МиБ */
             413: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -445,6 +580,27 @@ export interface operations {
             /** @description Тело запроса не в формате application/json */
             415: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан) */
+            429: {
+                headers: {
+                    /** @description Через сколько секунд повторить запрос */
+                    "Retry-After"?: number;
+                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -454,6 +610,8 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -465,6 +623,8 @@ export interface operations {
                 headers: {
                     /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -488,6 +648,14 @@ export interface operations {
             /** @description Клиент */
             200: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -497,6 +665,34 @@ export interface operations {
             /** @description id не является UUID */
             400: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: нет токена доступа или токен не проходит проверку (подпись, издатель, аудитория, срок) */
+            401: {
+                headers: {
+                    /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: у токена нет области доступа clients:read */
+            403: {
+                headers: {
+                    /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -506,6 +702,27 @@ export interface operations {
             /** @description Клиента с таким id нет; сообщение содержит запрошенный id */
             404: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан) */
+            429: {
+                headers: {
+                    /** @description Через сколько секунд повторить запрос */
+                    "Retry-After"?: number;
+                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -515,6 +732,8 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -526,6 +745,8 @@ export interface operations {
                 headers: {
                     /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -553,6 +774,14 @@ export interface operations {
             /** @description Клиент с новыми паспортными данными */
             200: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -562,15 +791,34 @@ export interface operations {
             /** @description Ошибка валидации (в том числе id не UUID), паспорт требует замены (правила 2.4) или некорректный JSON */
             400: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description По новым паспортным данным клиенту меньше 18 лет */
+            /** @description AUTH_MODE=jwt: нет токена доступа или токен не проходит проверку (подпись, издатель, аудитория, срок) */
+            401: {
+                headers: {
+                    /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description По новым паспортным данным клиенту меньше 18 лет. Также (AUTH_MODE=jwt): у токена нет области доступа clients:write */
             403: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -580,6 +828,8 @@ export interface operations {
             /** @description Клиента с таким id нет; сообщение содержит запрошенный id */
             404: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -589,6 +839,8 @@ export interface operations {
             /** @description Запрос (заголовки и тело) не получен вовремя */
             408: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -598,6 +850,8 @@ export interface operations {
             /** @description Паспорт с такими серией и номером принадлежит другому клиенту */
             409: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -607,6 +861,8 @@ export interface operations {
             /** @description Тело запроса больше 1 МиБ */
             413: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -616,6 +872,27 @@ export interface operations {
             /** @description Тело запроса не в формате application/json */
             415: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан) */
+            429: {
+                headers: {
+                    /** @description Через сколько секунд повторить запрос */
+                    "Retry-After"?: number;
+                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -625,6 +902,8 @@ export interface operations {
             /** @description Непредвиденная ошибка */
             500: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -636,6 +915,8 @@ export interface operations {
                 headers: {
                     /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,23 +3,44 @@
  * at /docs-json, to openapi/<service>.json, and the openapi-typescript types of that
  * document to openapi/generated/<service>.d.ts. Boots each app in-process on a throw-away
  * in-memory database; opens no port. The api-contract tests fail when these files drift.
+ * A breaking change of a committed document must be acknowledged in openapi/CHANGELOG.md
+ * first (see tools/api-contract/src/lib/breaking-changes.ts).
  */
 import 'reflect-metadata';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  buildDocument,
+  buildAllDocuments,
   documentPath,
   generateTypes,
   REPO_ROOT,
   serializeDocument,
   typesPath,
 } from '../api-contract/src/lib/openapi-documents';
-import { SERVICE_NAMES } from '../api-contract/src/lib/services';
+import { DOCUMENT_NAMES } from '../api-contract/src/lib/services';
+import {
+  breakingChanges,
+  gateMessage,
+  readChangelog,
+  unacknowledged,
+} from '../api-contract/src/lib/breaking-changes';
 
 async function main(): Promise<void> {
-  for (const name of SERVICE_NAMES) {
-    const document = await buildDocument(name);
+  const documents = await buildAllDocuments();
+  // The breaking-change gate (openapi/CHANGELOG.md): nothing is written while a change that
+  // breaks the committed contract is not acknowledged there.
+  const changelog = readChangelog();
+  const breaking = DOCUMENT_NAMES.flatMap((name) => {
+    const file = documentPath(name);
+    if (!existsSync(file)) return [];
+    const committed = JSON.parse(readFileSync(file, 'utf8')) as typeof documents[typeof name];
+    return unacknowledged(breakingChanges(name, committed, documents[name]), changelog);
+  });
+  if (breaking.length > 0) {
+    throw new Error(gateMessage(breaking, 'between the committed documents and the code'));
+  }
+  for (const name of DOCUMENT_NAMES) {
+    const document = documents[name];
     const file = documentPath(name);
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, serializeDocument(document));

@@ -1,11 +1,11 @@
 import createClient from 'openapi-fetch';
 import { RunningTestService } from '@bank/shared/testing';
 import { aUser, startCardIssue } from '@bank/card-issue/testing';
-import type { CardIssueApi } from './lib/api-types';
+import type { BranchApi, CardIssueApi, UserApi } from './lib/api-types';
 import { SERVICES, TEST_X_SECRET } from './lib/services';
 import { describeSwaggerUi } from './lib/swagger-ui';
 
-type CreateUser = CardIssueApi.components['schemas']['CreateUserDto'];
+type CreateUser = UserApi.components['schemas']['CreateUserDto'];
 
 const service = SERVICES['card-issue'];
 
@@ -26,10 +26,10 @@ describe('card-issue over real HTTP (api-contract)', () => {
   describe('typed client (openapi-typescript + openapi-fetch)', () => {
     it('creates a user, issues a virtual card for them and reads the request back', async () => {
       const client = createClient<CardIssueApi.paths>({ baseUrl: t.url });
+      // The reference user service has its own document, whose server is /user-api.
+      const users = createClient<UserApi.paths>({ baseUrl: `${t.url}/user-api` });
 
-      // The reference user service is mounted under /user-api; the document's paths carry
-      // the prefix, so the typed path is the full one.
-      const created = await client.POST('/user-api/api/v1/users', {
+      const created = await users.POST('/api/v1/users', {
         body: user,
         headers: { 'X-secret': TEST_X_SECRET },
       });
@@ -67,12 +67,27 @@ describe('card-issue over real HTTP (api-contract)', () => {
     });
 
     it('gets 403 from the user service without the X-secret header', async () => {
-      const client = createClient<CardIssueApi.paths>({ baseUrl: t.url });
-      const { response, error } = await client.GET('/user-api/api/v1/users');
+      const users = createClient<UserApi.paths>({ baseUrl: `${t.url}/user-api` });
+      const { response, error } = await users.GET('/api/v1/users');
       expect(response.status).toBe(403);
       expect(error).toMatchObject({ status: 403 });
     });
+
+    it('reads the branches through the branch service document', async () => {
+      const branches = createClient<BranchApi.paths>({ baseUrl: `${t.url}/branch-api` });
+      const { response, data } = await branches.GET('/api/v1/branches', {
+        headers: { 'X-secret': TEST_X_SECRET },
+      });
+      expect(response.status).toBe(200);
+      expect(data?.length).toBeGreaterThan(0);
+    });
   });
 
-  describeSwaggerUi(() => t.url, 'card-issue-swagger-ui');
+  describeSwaggerUi(
+    () => t.url,
+    ['', '/user-api', '/operation-api', '/operation-api-v2', '/branch-api'].map((prefix) => ({
+      prefix,
+      screenshot: `card-issue${prefix.replace('/', '-')}-swagger-ui`,
+    })),
+  );
 });

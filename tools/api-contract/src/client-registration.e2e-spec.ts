@@ -60,5 +60,5 @@ describe('client-registration over real HTTP (api-contract)', () => {
     });
   });
 
-  describeSwaggerUi(() => t.url, 'client-registration-swagger-ui');
+  describeSwaggerUi(() => t.url, [{ prefix: '', screenshot: 'client-registration-swagger-ui' }]);
 });

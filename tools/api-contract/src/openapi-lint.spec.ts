@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { documentPath, OpenApiDocument, repoPath, REPO_ROOT } from './lib/openapi-documents';
-import { SERVICE_NAMES, ServiceName } from './lib/services';
+import { DOCUMENT_NAMES, DocumentName, REFERENCE_DOCUMENT_NAMES } from './lib/services';
 
 interface Operation {
   security?: Record<string, string[]>[];
   responses?: Record<string, unknown>;
 }
 
-function committedDocument(name: ServiceName): OpenApiDocument {
+function committedDocument(name: DocumentName): OpenApiDocument {
   return JSON.parse(readFileSync(documentPath(name), 'utf8')) as OpenApiDocument;
 }
 
@@ -41,15 +41,15 @@ describe('OpenAPI documents: lint', () => {
           output,
       );
     }
-    for (const name of SERVICE_NAMES) expect(output).toContain(`openapi/${name}.json`);
+    for (const name of DOCUMENT_NAMES) expect(output).toContain(`openapi/${name}.json`);
     expect(output).toContain('Your API descriptions are valid');
     expect(output).not.toMatch(/You have \d+ warnings?/);
   });
 
-  // Stands in for redocly's operation-4xx-response, turned off for the health check only.
-  it.each(SERVICE_NAMES)('%s: every operation but the health check documents a 4XX', (name) => {
+  // Stands in for redocly's operation-4xx-response, turned off for the health check and probes only.
+  it.each(DOCUMENT_NAMES)('%s: every operation but the health check documents a 4XX', (name) => {
     const without4xx = operations(committedDocument(name))
-      .filter(([key]) => key !== 'GET /api/health')
+      .filter(([key]) => !/^GET \/api\/health(\/live|\/ready)?$/.test(key))
       .filter(
         ([, operation]) => !Object.keys(operation.responses ?? {}).some((code) => /^4/.test(code)),
       )
@@ -57,22 +57,54 @@ describe('OpenAPI documents: lint', () => {
     expect(without4xx).toEqual([]);
   });
 
-  it('X-secret guards exactly the downstream reference services of card-issue', () => {
-    const document = committedDocument('card-issue');
-    const schemes = (document.components as { securitySchemes: Record<string, unknown> })
-      .securitySchemes;
-    expect(schemes['X-secret']).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-secret' });
-    for (const [key, operation] of operations(document)) {
-      const downstream = /^[A-Z]+ \/(user-api|operation-api|operation-api-v2|branch-api)\//.test(
-        key,
-      );
-      const secured = (operation.security ?? []).some((requirement) => 'X-secret' in requirement);
-      expect({ operation: key, secured }).toEqual({ operation: key, secured: downstream });
-    }
-  });
+  it.each(REFERENCE_DOCUMENT_NAMES)(
+    '%s: declares the X-secret apiKey scheme and requires it on every operation',
+    (name) => {
+      const document = committedDocument(name);
+      const schemes = (document.components as { securitySchemes: Record<string, unknown> })
+        .securitySchemes;
+      expect(schemes['X-secret']).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-secret' });
+      const unsecured = operations(document)
+        .filter(([, operation]) => !(operation.security ?? []).some((r) => 'X-secret' in r))
+        .map(([key]) => key);
+      expect(unsecured).toEqual([]);
+    },
+  );
 
-  it('client-registration declares no credential', () => {
-    const document = committedDocument('client-registration');
-    expect(operations(document).filter(([, operation]) => operation.security)).toEqual([]);
-  });
+  it.each(['card-issue', 'client-registration'] as DocumentName[])(
+    '%s: its own API declares no X-secret (the reference services have their own documents)',
+    (name) => {
+      const document = committedDocument(name);
+      expect(
+        operations(document).filter(([, operation]) =>
+          (operation.security ?? []).some((requirement) => 'X-secret' in requirement),
+        ),
+      ).toEqual([]);
+      expect(Object.keys(document.paths).filter((route) => /-api/.test(route))).toEqual([]);
+    },
+  );
+
+  it.each(['card-issue', 'client-registration'] as DocumentName[])(
+    '%s: the bearer JWT guards exactly the API operations, each with its scopes',
+    (name) => {
+      const document = committedDocument(name);
+      const schemes = (document.components as { securitySchemes: Record<string, unknown> })
+        .securitySchemes;
+      expect(schemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+      for (const [key, operation] of operations(document)) {
+        const api = /^[A-Z]+ \/api\/(v1\/card-issue|clients)/.test(key);
+        const secured = (operation.security ?? []).some((requirement) => 'bearer' in requirement);
+        expect({ operation: key, secured }).toEqual({ operation: key, secured: api });
+        if (!api) continue;
+        const scopes = (operation as { 'x-required-scopes'?: string[] })['x-required-scopes'];
+        expect({ operation: key, scopes }).toEqual({
+          operation: key,
+          scopes: [expect.stringMatching(/^(card-issue|clients):(read|write|status)$/)],
+        });
+        expect(Object.keys(operation.responses ?? {})).toEqual(
+          expect.arrayContaining(['401', '403']),
+        );
+      }
+    },
+  );
 });

@@ -5,3 +5,7 @@
  */
 export type * as CardIssueApi from '@bank/openapi/card-issue';
 export type * as ClientRegistrationApi from '@bank/openapi/client-registration';
+export type * as UserApi from '@bank/openapi/user-api';
+export type * as OperationApi from '@bank/openapi/operation-api';
+export type * as OperationApiV2 from '@bank/openapi/operation-api-v2';
+export type * as BranchApi from '@bank/openapi/branch-api';

@@ -6,7 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { EmbeddedPostgres } from '@bank/shared/database';
 import { createHttpAdapter } from '@bank/shared/nest';
-import { SERVICES, ServiceName } from './services';
+import { DOCUMENT_NAMES, DOCUMENTS, DocumentName, SERVICES, ServiceName } from './services';
 
 /** The workspace root (this file is tools/api-contract/src/lib/openapi-documents.ts). */
 export const REPO_ROOT = path.resolve(__dirname, '../../../..');
@@ -15,13 +15,13 @@ export function repoPath(...parts: string[]): string {
   return path.join(REPO_ROOT, ...parts);
 }
 
-/** openapi/<service>.json, the committed document integrators read. */
-export function documentPath(name: ServiceName): string {
+/** openapi/<document>.json, the committed document integrators read. */
+export function documentPath(name: DocumentName): string {
   return repoPath('openapi', `${name}.json`);
 }
 
-/** openapi/generated/<service>.d.ts, the committed openapi-typescript types of that document. */
-export function typesPath(name: ServiceName): string {
+/** openapi/generated/<document>.d.ts, the committed openapi-typescript types of that document. */
+export function typesPath(name: DocumentName): string {
   return repoPath('openapi', 'generated', `${name}.d.ts`);
 }
 
@@ -34,12 +34,14 @@ export interface OpenApiDocument {
 }
 
 /**
- * The document a service serves at /docs-json, taken from the real app: its AppModule with
- * its own configureApp, on a throw-away in-memory PostgreSQL (PGlite; the name contains
+ * The documents a service serves at {prefix}/docs-json, taken from the real app: its AppModule
+ * with its own configureApp, on a throw-away in-memory PostgreSQL (PGlite; the name contains
  * "test" so the test-database guard accepts it under Jest), answered through Fastify's
  * inject — no port is opened.
  */
-export async function buildDocument(name: ServiceName): Promise<OpenApiDocument> {
+export async function buildDocuments(
+  name: ServiceName,
+): Promise<Partial<Record<DocumentName, OpenApiDocument>>> {
   const service = SERVICES[name];
   const db = await EmbeddedPostgres.start('memory://', 8, 'test');
   let app: NestFastifyApplication | undefined;
@@ -51,18 +53,29 @@ export async function buildDocument(name: ServiceName): Promise<OpenApiDocument>
     );
     service.configure(app);
     await app.init();
-    const response = await app.getHttpAdapter().getInstance().inject({
-      method: 'GET',
-      url: '/docs-json',
-    });
-    if (response.statusCode !== 200) {
-      throw new Error(`${name}: GET /docs-json answered ${response.statusCode}`);
+    const documents: Partial<Record<DocumentName, OpenApiDocument>> = {};
+    for (const document of DOCUMENT_NAMES.filter((doc) => DOCUMENTS[doc].service === name)) {
+      const url = `${DOCUMENTS[document].prefix}/docs-json`;
+      const response = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url });
+      if (response.statusCode !== 200) {
+        throw new Error(`${name}: GET ${url} answered ${response.statusCode}`);
+      }
+      documents[document] = response.json<OpenApiDocument>();
     }
-    return response.json<OpenApiDocument>();
+    return documents;
   } finally {
     await app?.close();
     await db.stop();
   }
+}
+
+/** Every document, from each service booted once. */
+export async function buildAllDocuments(): Promise<Record<DocumentName, OpenApiDocument>> {
+  const all: Partial<Record<DocumentName, OpenApiDocument>> = {};
+  for (const service of Object.keys(SERVICES) as ServiceName[]) {
+    Object.assign(all, await buildDocuments(service));
+  }
+  return all as Record<DocumentName, OpenApiDocument>;
 }
 
 /** Pretty JSON in the order the service emits it (deterministic for the same code). */

@@ -49,3 +49,29 @@ export const SERVICES: Record<ServiceName, ServiceUnderContract> = {
 };
 
 export const SERVICE_NAMES = Object.keys(SERVICES) as ServiceName[];
+
+/**
+ * The OpenAPI documents the services serve, each committed as openapi/<name>.json: a
+ * service's own API at /docs-json, and each reference service of the card-issue deployment
+ * under its own prefix.
+ */
+export const DOCUMENTS = {
+  'card-issue': { service: 'card-issue', prefix: '' },
+  'user-api': { service: 'card-issue', prefix: '/user-api' },
+  'operation-api': { service: 'card-issue', prefix: '/operation-api' },
+  'operation-api-v2': { service: 'card-issue', prefix: '/operation-api-v2' },
+  'branch-api': { service: 'card-issue', prefix: '/branch-api' },
+  'client-registration': { service: 'client-registration', prefix: '' },
+} as const satisfies Record<string, { service: ServiceName; prefix: string }>;
+
+export type DocumentName = keyof typeof DOCUMENTS;
+
+export const DOCUMENT_NAMES = Object.keys(DOCUMENTS) as DocumentName[];
+
+/** The reference-service documents (X-secret on every operation). */
+export const REFERENCE_DOCUMENT_NAMES: DocumentName[] = [
+  'user-api',
+  'operation-api',
+  'operation-api-v2',
+  'branch-api',
+];

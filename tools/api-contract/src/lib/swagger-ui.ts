@@ -17,7 +17,8 @@ export const describeWithBrowser: jest.Describe =
 /** Screenshots of the Swagger UI pages (git-ignored: tmp/). */
 export const SCREENSHOT_DIR = repoPath('tmp', 'screenshots');
 
-export function launchChromium(): Promise<Browser> {
+/** Headless Chromium; `args` adds flags (e.g. --host-resolver-rules). */
+export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -29,6 +30,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...args,
     ],
   });
 }
@@ -72,10 +74,14 @@ export async function readSwaggerUi(
 }
 
 /**
- * The Swagger UI check of one service, declared inside that service's describe: the page
- * served at /docs lists every operation of the document served at /docs-json, and renders.
+ * The Swagger UI checks of a service's documents, declared inside that service's describe:
+ * the page served at {url}{prefix}/docs lists every operation of the document served at
+ * {url}{prefix}/docs-json, and renders. One browser for all of them.
  */
-export function describeSwaggerUi(serviceUrl: () => string, screenshotName: string): void {
+export function describeSwaggerUi(
+  serviceUrl: () => string,
+  pages: { prefix: string; screenshot: string }[],
+): void {
   describeWithBrowser('Swagger UI in headless Chromium', () => {
     let browser: Browser;
 
@@ -87,14 +93,75 @@ export function describeSwaggerUi(serviceUrl: () => string, screenshotName: stri
       await browser?.close();
     });
 
-    it('lists every operation of the served document and renders', async () => {
-      const url = serviceUrl();
-      const document = (await (await fetch(`${url}/docs-json`)).json()) as OpenApiDocument;
-      const page = await readSwaggerUi(browser, url, screenshotName);
+    it.each(pages)(
+      '$prefix/docs lists every operation of $prefix/docs-json and renders',
+      async ({ prefix, screenshot }) => {
+        const url = `${serviceUrl()}${prefix}`;
+        const document = (await (await fetch(`${url}/docs-json`)).json()) as OpenApiDocument;
+        const page = await readSwaggerUi(browser, url, screenshot);
 
-      expect(page.title).toContain(document.info.title);
-      expect([...page.operations].sort()).toEqual(operationsOf(document).sort());
-      expect(statSync(page.screenshot).size).toBeGreaterThan(10_000);
-    });
+        expect(page.title).toContain(document.info.title);
+        expect([...page.operations].sort()).toEqual(operationsOf(document).sort());
+        expect(statSync(page.screenshot).size).toBeGreaterThan(10_000);
+      },
+    );
   });
+}
+
+export interface TryItOutResult {
+  /** The status Swagger UI shows for the live response. */
+  status: number;
+  /** The URL Swagger UI called, as it shows it. */
+  requestUrl: string;
+  /** Every URL the page requested (assets, the document, the call). */
+  requested: string[];
+}
+
+/**
+ * What a person does in Swagger UI at {docsPageUrl}: optionally "Authorize" with an apiKey,
+ * expand one operation, click "Try it out", then "Execute", and read the live response.
+ */
+export async function tryItOut(
+  browser: Browser,
+  docsPageUrl: string,
+  operation: { method: string; path: string },
+  apiKey?: string,
+  screenshotName?: string,
+): Promise<TryItOutResult> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  try {
+    await page.goto(docsPageUrl, { waitUntil: 'load' });
+    await page.waitForSelector('.opblock .opblock-summary-method', { timeout: 30_000 });
+    if (apiKey !== undefined) {
+      await page.locator('button.authorize').first().click();
+      await page.locator('.auth-container input').first().fill(apiKey);
+      await page.locator('.auth-btn-wrapper button.authorize').first().click();
+      await page.locator('button.btn-done').first().click();
+    }
+    const block = page.locator(`.opblock-${operation.method.toLowerCase()}`, {
+      has: page.locator(`.opblock-summary-path[data-path="${operation.path}"]`),
+    });
+    await block.locator('.opblock-summary').first().click();
+    await block.locator('button.try-out__btn').click();
+    await block.locator('button.execute').click();
+    const status = block.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor({ timeout: 30_000 });
+    const requestUrl = (await block.locator('.request-url pre').first().textContent()) ?? '';
+    if (screenshotName) {
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({
+        path: path.join(SCREENSHOT_DIR, `${screenshotName}.png`),
+        fullPage: true,
+      });
+    }
+    return {
+      status: Number.parseInt(((await status.textContent()) ?? '').trim(), 10),
+      requestUrl: requestUrl.trim(),
+      requested,
+    };
+  } finally {
+    await page.close();
+  }
 }
