@@ -2,6 +2,7 @@
 // metadata NestJS, class-validator and TypeORM need; tsconfig paths become module names.
 const path = require('node:path');
 const { compilerOptions } = require('./tsconfig.base.json');
+const { testMatch } = require('./tools/nx/test-tiers');
 
 const moduleNameMapper = Object.fromEntries(
   Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
@@ -16,19 +17,15 @@ function projectJestConfig(displayName, rootDir) {
     displayName,
     rootDir,
     testEnvironment: 'node',
-    testMatch: [
-      '<rootDir>/src/**/*.spec.ts',
-      '<rootDir>/src/**/*.integration-spec.ts',
-      '<rootDir>/src/**/*.e2e-spec.ts',
-      '<rootDir>/test/**/*.spec.ts',
-      '<rootDir>/test/**/*.e2e-spec.ts',
-      '<rootDir>/test/**/*.integration-spec.ts',
-    ],
+    // Process and database tests on 2 shared cores (the root jest.config.js sets the same).
+    testTimeout: 60_000,
+    // One tier (JEST_TIER, set by the Nx test:<tier> targets) or every tier.
+    testMatch: testMatch(process.env.JEST_TIER),
     moduleFileExtensions: ['ts', 'js', 'json'],
     moduleNameMapper,
     // A few dependencies ship ESM only; Jest on Node 20 cannot require() them, so SWC
     // turns them into CommonJS.
-    transformIgnorePatterns: ['/node_modules/(?!(content-disposition)/)'],
+    transformIgnorePatterns: ['/node_modules/(?!(content-disposition|jose)/)'],
     transform: {
       '/node_modules/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
       '^.+\\.ts$': [
