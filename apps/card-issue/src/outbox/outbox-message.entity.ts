@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { CorrelationHeaders } from '@bank/shared/tracing';
 import type { OutboxMessageState, OutboxMessageType, OutboxPayload } from './outbox-message.model';
 
 /**
@@ -52,6 +53,13 @@ export class OutboxMessage {
 
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError!: string | null;
+
+  /**
+   * The trace context and request id of the change that wrote the message, as headers
+   * ({traceparent, tracestate, x-request-id}): its delivery continues that trace under that id.
+   */
+  @Column({ name: 'trace_context', type: 'jsonb', nullable: true })
+  traceContext!: CorrelationHeaders | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -14,6 +14,13 @@ const MIGRATION_COMMANDS = [
 ] as const;
 export type MigrationCommand = (typeof MIGRATION_COMMANDS)[number];
 
+/** `migrate:show` found migrations that are not applied (the command exits 1). */
+export class PendingMigrationsError extends Error {
+  constructor() {
+    super('There are pending migrations');
+  }
+}
+
 export function isMigrationCommand(value: string | undefined): value is MigrationCommand {
   return (MIGRATION_COMMANDS as readonly string[]).includes(value ?? '');
 }
@@ -33,7 +40,8 @@ export async function runMigrationCommand(
   log: (line: string) => void = console.log,
 ): Promise<void> {
   const embedded = settings.url ? null : await EmbeddedPostgres.start(settings.embeddedDataDir, 4);
-  const url = settings.url ?? (embedded as EmbeddedPostgres).url;
+  // Migrations and their advisory lock need a session: the direct URL when there is one.
+  const url = settings.directUrl ?? settings.url ?? (embedded as EmbeddedPostgres).url;
   const dataSource = await new DataSource(
     buildDataSourceOptions(url, settings, options),
   ).initialize();
@@ -49,8 +57,9 @@ export async function runMigrationCommand(
         log('Reverted the last migration');
         break;
       case 'migrate:show': {
-        const pending = await dataSource.showMigrations();
-        log(pending ? 'There are pending migrations' : 'All migrations are applied');
+        // Exits non-zero when some are pending, so a deployment step can wait on it.
+        if (await dataSource.showMigrations()) throw new PendingMigrationsError();
+        log('All migrations are applied');
         break;
       }
       case 'migrate:generate': {

@@ -28,3 +28,12 @@ export async function runMigrationsLocked(
     await runner.release();
   }
 }
+
+/**
+ * The statements TypeORM would generate to bring the database to the entities: empty when
+ * the entities declare everything the migrations created (what `migrate:generate` writes).
+ */
+export async function schemaDrift(dataSource: DataSource): Promise<string[]> {
+  const sql = await dataSource.driver.createSchemaBuilder().log();
+  return sql.upQueries.map((query) => query.query);
+}

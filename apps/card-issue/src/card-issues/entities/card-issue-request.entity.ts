@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { CardIssueStatus, FormFactor } from '../card-issue-status.model';
 
 /** A stored card issue request. The request body parts are kept as given (jsonb). */
@@ -6,6 +6,15 @@ import type { CardIssueStatus, FormFactor } from '../card-issue-status.model';
 @Index('ix_card_issue_requests_owner', ['cardOwner', 'createdAt'])
 @Index('ix_card_issue_requests_holder', ['holderUserId', 'createdAt'])
 @Index('ix_card_issue_requests_status', ['status', 'updatedAt'])
+@Check(
+  'ck_card_issue_requests_status',
+  "status IN ('CREATED','PROCESSING','READY','PLASTIC_READY','FAILED')",
+)
+@Check('ck_card_issue_requests_form_factor', "form_factor IN ('VIRTUAL','PLASTIC')")
+@Check(
+  'ck_card_issue_requests_ready',
+  "(status <> 'READY' OR form_factor = 'VIRTUAL') AND (status <> 'PLASTIC_READY' OR form_factor = 'PLASTIC')",
+)
 export class CardIssueRequest {
   @PrimaryColumn({ name: 'request_id', type: 'varchar', length: 20 })
   requestId!: string;

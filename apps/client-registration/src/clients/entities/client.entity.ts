@@ -1,5 +1,15 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import { Currency } from '@bank/shared/identifiers';
+import { ManagerEntity } from '../../managers/entities/manager.entity';
 
 export type Gender = 'MALE' | 'FEMALE';
 export type ClientType = 'UP';
@@ -10,6 +20,18 @@ export type ClientType = 'UP';
  * timestamptz. Never leaves the clients service: responses are mapped to DTOs.
  */
 @Entity({ name: 'clients' })
+// What the migrations create, declared here so that migration generation sees no drift.
+@Unique('UQ_clients_passport', ['passportSeries', 'passportNumber'])
+@Unique('UQ_clients_account_number', ['accountNumber'])
+@Index('IDX_clients_manager_pin', ['managerPin'])
+@Check('CHK_clients_gender', `"gender" IN ('MALE', 'FEMALE')`)
+@Check('CHK_clients_client_type', `"client_type" = 'UP'`)
+@Check('CHK_clients_account_currency', `"account_currency" IN ('RUR', 'USD', 'EUR')`)
+@Check('CHK_clients_account_number', `"account_number" ~ '^40702(810|840|978)[0-9]{12}$'`)
+@Check(
+  'CHK_clients_passport',
+  `"passport_series" ~ '^[0-9]{4}$' AND "passport_number" ~ '^[0-9]{6}$'`,
+)
 export class ClientEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
@@ -97,6 +119,14 @@ export class ClientEntity {
 
   @Column({ name: 'manager_pin', type: 'varchar', length: 6 })
   managerPin!: string;
+
+  @ManyToOne(() => ManagerEntity)
+  @JoinColumn({
+    name: 'manager_pin',
+    referencedColumnName: 'pin',
+    foreignKeyConstraintName: 'FK_clients_manager',
+  })
+  manager?: ManagerEntity;
 
   @Column({ name: 'account_number', type: 'char', length: 20 })
   accountNumber!: string;

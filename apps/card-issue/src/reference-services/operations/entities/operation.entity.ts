@@ -1,13 +1,25 @@
 import {
   Column,
   CreateDateColumn,
+  Check,
   Entity,
+  Index,
   PrimaryGeneratedColumn,
+  Unique,
   UpdateDateColumn,
 } from 'typeorm';
 
 /** An operation of the reference operation service; its own schema, as if it were a separate database. */
 @Entity({ schema: 'operation_service', name: 'operations' })
+@Unique('uq_operation_service_operations_request', ['requestId'])
+// Both indexes are (…, created_at DESC) in the migration; TypeORM does not model the order.
+@Index('ix_operation_service_operations_owner', ['cardOwner', 'createdAt'])
+@Index('ix_operation_service_operations_holder', ['holderUserId', 'createdAt'])
+@Check('ck_operation_service_operations_form_factor', "form_factor IN ('VIRTUAL', 'PLASTIC')")
+@Check(
+  'ck_operation_service_operations_status',
+  "status IN ('CREATED', 'PROCESSING', 'READY', 'PLASTIC_READY', 'FAILED')",
+)
 export class OperationEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;

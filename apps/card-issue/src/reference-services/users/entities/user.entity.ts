@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
 
 export interface AddressColumns {
   country: string;
@@ -11,6 +11,12 @@ export interface AddressColumns {
 
 /** A user of the reference user service; its own schema, as if it were a separate database. */
 @Entity({ schema: 'user_service', name: 'users' })
+@Unique('uq_user_service_users_passport', ['passportSeries', 'passportNumber'])
+@Unique('uq_user_service_users_idempotency_key', ['idempotencyKey'])
+@Check('ck_user_service_users_id', "id ~ '^X[A-Z0-9]{5}$'")
+@Check('ck_user_service_users_gender', "gender IN ('MALE', 'FEMALE')")
+@Check('ck_user_service_users_client_type', "client_type IN ('UP', 'FL', 'IP')")
+@Check('ck_user_service_users_account', "account IN ('RUR', 'USD', 'EUR')")
 export class UserEntity {
   @PrimaryColumn({ type: 'varchar', length: 6 })
   id!: string;
