@@ -192,13 +192,21 @@ const SECURITY_HEADERS = {
 describe.each([
   [
     'card-issue',
-    () => startCardIssue({ label: 'robust_sec_card', env: { ...BACKGROUND_OFF, RATE_LIMIT: '5' } }),
+    () =>
+      startCardIssue({
+        label: 'robust_sec_card',
+        env: { ...BACKGROUND_OFF, RATE_LIMIT: '5', TRUST_PROXY: 'loopback' },
+      }),
     'card-issue',
     '/api/v1/card-issue/RCARDB23112026000001',
   ],
   [
     'client-registration',
-    () => startClientRegistration({ label: 'robust_sec_reg', env: { RATE_LIMIT: '5' } }),
+    () =>
+      startClientRegistration({
+        label: 'robust_sec_reg',
+        env: { RATE_LIMIT: '5', TRUST_PROXY: 'loopback' },
+      }),
     'registration',
     '/api/clients/3f2b8c1e-9a4d-4e57-b1c2-7d6e5f4a3b21',
   ],
@@ -239,11 +247,18 @@ describe.each([
     const limited = await sendJson(`${s.url}${missing}`, 'GET', undefined);
     assertClientError(limited, shape);
     expect(limited.status).toBe(429);
-    // Another client address (behind the trusted proxy) has its own budget.
+    // Another client address behind the trusted proxy (the test client on loopback) has its
+    // own budget; the client's own entries left of it do not.
     const other = await sendJson(`${s.url}${missing}`, 'GET', undefined, {
       'x-forwarded-for': '10.1.2.3',
     });
     expect(other.status).not.toBe(429);
+    for (let i = 0; i < 6; i++)
+      await sendJson(`${s.url}${missing}`, 'GET', undefined, { 'x-forwarded-for': '10.1.2.4' });
+    const spoofed = await sendJson(`${s.url}${missing}`, 'GET', undefined, {
+      'x-forwarded-for': '10.9.9.9, 10.1.2.4',
+    });
+    expect(spoofed.status).toBe(429);
     for (let i = 0; i < 10; i++)
       expect((await sendJson(`${s.url}/api/health`, 'GET', undefined)).status).toBe(200);
   });

@@ -15,16 +15,22 @@ import {
 } from 'class-validator';
 import { USER_MANAGER_PIN_PATTERN } from '@bank/shared/identifiers';
 import {
-  IsDdMmYyyy,
   IsEmbossedName,
+  IsPassportBirthDate,
+  IsPassportIssueDate,
   IsPassportNumber,
   IsPassportSeries,
+  IsPersonName,
   IsPhone,
+  EMBOSSED_NAME_PATTERN,
 } from '@bank/shared/validation';
 
 /** Spec part 8: names, places, address parts and e-mail are at most 150 characters. */
 export const MAX_TEXT = 150;
 const MAX_MANAGER_PIN = 20;
+
+/** The shared name rule, for the OpenAPI descriptions. */
+export const NAME_DESCRIPTION = 'Not blank; no control or invisible formatting characters';
 
 const GENDERS = ['MALE', 'FEMALE'] as const;
 const CLIENT_TYPES = ['UP', 'FL', 'IP'] as const;
@@ -35,6 +41,12 @@ const RequiredText = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(M
 
 /** An optional text of at most 150 characters. */
 const OptionalText = () => applyDecorators(IsOptional(), IsString(), MaxLength(MAX_TEXT));
+
+/** A person's name: required text, not blank, no control characters (the shared rule). */
+const RequiredName = () => applyDecorators(RequiredText(), IsPersonName());
+
+/** An optional name under the same rule. */
+const OptionalName = () => applyDecorators(OptionalText(), IsPersonName());
 
 /** A required nested object, validated field by field. */
 const NestedObject = (type: () => new () => object) =>
@@ -82,16 +94,24 @@ export class ContactInfoDto {
 }
 
 export class PassportDataDto {
-  @ApiProperty({ example: '15-03-1990', description: 'Real date in layout dd-MM-yyyy' })
-  @IsDdMmYyyy()
+  @ApiProperty({
+    example: '15-03-1990',
+    description:
+      'Real date in layout dd-MM-yyyy, not after the current business date, not before 01-01-1900',
+  })
+  @IsPassportBirthDate()
   birthDate!: string;
 
   @ApiProperty({ maxLength: MAX_TEXT, example: 'Moscow' })
   @RequiredText()
   birthPlace!: string;
 
-  @ApiProperty({ example: '20-04-2010', description: 'Real date in layout dd-MM-yyyy' })
-  @IsDdMmYyyy()
+  @ApiProperty({
+    example: '20-04-2010',
+    description:
+      'Real date in layout dd-MM-yyyy, not after the current business date, not before birthDate',
+  })
+  @IsPassportIssueDate('birthDate')
   issueDate!: string;
 
   @ApiProperty({ pattern: '^\\d{4}$', example: '4510' })
@@ -108,16 +128,16 @@ export class PassportDataDto {
  * cardHolder.user of a card issue request.
  */
 export class CreateUserDto {
-  @ApiProperty({ maxLength: MAX_TEXT, example: 'Ivan' })
-  @RequiredText()
+  @ApiProperty({ maxLength: MAX_TEXT, example: 'Ivan', description: NAME_DESCRIPTION })
+  @RequiredName()
   firstName!: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_TEXT, example: 'Ivanovich' })
-  @OptionalText()
+  @ApiPropertyOptional({ maxLength: MAX_TEXT, example: 'Ivanovich', description: NAME_DESCRIPTION })
+  @OptionalName()
   middleName?: string;
 
-  @ApiProperty({ maxLength: MAX_TEXT, example: 'Petrov' })
-  @RequiredText()
+  @ApiProperty({ maxLength: MAX_TEXT, example: 'Petrov', description: NAME_DESCRIPTION })
+  @RequiredName()
   lastName!: string;
 
   @ApiProperty({ enum: GENDERS, example: 'MALE' })
@@ -142,9 +162,9 @@ export class CreateUserDto {
 
   @ApiProperty({
     maxLength: MAX_TEXT,
-    pattern: '^[A-Z\\s]+$',
+    pattern: EMBOSSED_NAME_PATTERN.source,
     example: 'IVAN PETROV',
-    description: 'Uppercase Latin letters and whitespace only',
+    description: 'Uppercase Latin letters and spaces, at least one letter',
   })
   @IsEmbossedName()
   @MaxLength(MAX_TEXT)

@@ -17,7 +17,7 @@ const NUMBER = 'должен состоять ровно из 6 цифр';
 const PIN = 'должен состоять из 6 символов: заглавные латинские буквы, цифры или _';
 const BOOLEAN = 'должно быть логическим значением true или false';
 const DATE = 'должна быть реальной датой в формате dd-MM-yyyy';
-const EMBOSSING = 'допустимы только заглавные латинские буквы и пробелы';
+const EMBOSSING = 'допустимы только заглавные латинские буквы и пробелы, хотя бы одна буква';
 const EMAIL = 'должен быть корректным адресом электронной почты';
 
 /** A valid e-mail address of exactly `length` characters. */
@@ -221,6 +221,35 @@ describe('registration request validation (e2e)', () => {
       expectRefused('passportData.issueDate', '24-11-2026', 'не может быть позже текущей даты'));
     it('refuses an issue date before the birth date', () =>
       expectRefused('passportData.issueDate', '14-03-1990', 'не может быть раньше даты рождения'));
+    it('takes 01-01-1900 as the earliest birth date (the shared rule)', async () => {
+      const body = withField(registration(), 'passportData.birthDate', '01-01-1900');
+      const res = await post(withField(body, 'passportData.issueDate', '01-01-2026'));
+      expect(res.status).toBe(201);
+      await expectRefused(
+        'passportData.birthDate',
+        '31-12-1899',
+        'не может быть раньше 01-01-1900',
+      );
+    });
+  });
+
+  describe('names (the shared name rule)', () => {
+    const CONTROL = 'не должно содержать управляющих или невидимых символов';
+    describe.each(['lastName', 'firstName', 'middleName'])('%s', (path) => {
+      it.each(['   ', '\u00a0\u3000'])('refuses the blank %j', (value) =>
+        expectRefused(path, value, 'не должно быть пустым'),
+      );
+      it.each(['Иван\u0007', 'Ив\tан', 'Иван\n', '\u202eнавИ', 'Ива\u200bн', 'Иван\u0085'])(
+        'refuses %j, which holds a control or invisible character',
+        (value) => expectRefused(path, value, CONTROL),
+      );
+      it.each(['Анна-Мария', "O'Brien", 'Иван Петрович'])('accepts %j', (value) =>
+        expectAccepted(path, value),
+      );
+    });
+    it.each(['   ', ' '])('refuses the blank embossingName %j', (value) =>
+      expectRefused('embossingName', value, EMBOSSING),
+    );
   });
 
   describe('every field is required', () => {

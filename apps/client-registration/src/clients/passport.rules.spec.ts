@@ -1,5 +1,5 @@
 import { LocalDate, parseDdMmYyyy } from '@bank/shared/calendar';
-import { checkAgeAndPassport, isInFuture, isIssuedBeforeBirth } from './passport.rules';
+import { checkAgeAndPassport } from './passport.rules';
 
 const d = (value: string): LocalDate => {
   const date = parseDdMmYyyy(value);
@@ -148,22 +148,5 @@ describe('checkAgeAndPassport (spec 2.4)', () => {
         lastGraceDay: d('28-03-2025'),
       });
     });
-  });
-});
-
-describe('date helpers', () => {
-  it('isInFuture: today is not in the future, tomorrow is', () => {
-    expect(isInFuture(d('23-11-2026'), d('23-11-2026'))).toBe(false);
-    expect(isInFuture(d('24-11-2026'), d('23-11-2026'))).toBe(true);
-    expect(isInFuture(d('22-11-2026'), d('23-11-2026'))).toBe(false);
-  });
-
-  it('isIssuedBeforeBirth: the birth date itself is allowed', () => {
-    expect(isIssuedBeforeBirth({ birthDate: d('10-05-2000'), issueDate: d('10-05-2000') })).toBe(
-      false,
-    );
-    expect(isIssuedBeforeBirth({ birthDate: d('10-05-2000'), issueDate: d('09-05-2000') })).toBe(
-      true,
-    );
   });
 });

@@ -54,13 +54,3 @@ export function checkAgeAndPassport(
   }
   return null;
 }
-
-/** True when `date` is after `today` (today itself is not in the future). */
-export function isInFuture(date: LocalDate, today: LocalDate): boolean {
-  return compareLocalDates(date, today) > 0;
-}
-
-/** True when the passport was issued before the holder was born. */
-export function isIssuedBeforeBirth({ birthDate, issueDate }: PassportDates): boolean {
-  return compareLocalDates(issueDate, birthDate) < 0;
-}

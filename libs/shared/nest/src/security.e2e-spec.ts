@@ -65,7 +65,9 @@ async function boot(
       shape === 'card'
         ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
         : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
-    swagger: { title: 'probe', description: 'probe', version: '1' },
+    swagger: {
+      documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
+    },
   });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
@@ -157,4 +159,91 @@ describe('rate limiting (RATE_LIMIT)', () => {
       }
     },
   );
+
+  /** Statuses of `n` GETs, each with the X-Forwarded-For `forwardedFor(i)` (none when undefined). */
+  async function statuses(
+    url: string,
+    n: number,
+    forwardedFor: (i: number) => string | undefined,
+  ): Promise<number[]> {
+    const result: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const forwarded = forwardedFor(i);
+      const req = request(url).get('/t/ping');
+      result.push((await (forwarded ? req.set('x-forwarded-for', forwarded) : req)).status);
+    }
+    return result;
+  }
+
+  it.each([
+    ['unset', {}],
+    ['off', { TRUST_PROXY: 'off' }],
+    ['a network the peer is not in', { TRUST_PROXY: '10.0.0.0/8, 192.168.0.0/16' }],
+  ])(
+    'with TRUST_PROXY %s, a new X-Forwarded-For per request does not dodge the limit',
+    async (_name, trust) => {
+      const t = await boot('card', { RATE_LIMIT: '3', ...trust });
+      try {
+        expect(await statuses(t.url, 5, (i) => `203.0.113.${i + 1}`)).toEqual([
+          200, 200, 200, 429, 429,
+        ]);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
+  it.each([
+    ['a hop count', '1'],
+    ['the proxy network', '127.0.0.0/8'],
+    ['a keyword and addresses', 'loopback, 10.0.0.1'],
+  ])(
+    'with TRUST_PROXY as %s, the limit is keyed on the address the trusted proxy saw',
+    async (_name, TRUST_PROXY) => {
+      const t = await boot('card', { RATE_LIMIT: '3', TRUST_PROXY });
+      try {
+        // The client's own entries (left of the proxy's) do not change its address.
+        expect(await statuses(t.url, 4, (i) => `198.51.100.${i}, 203.0.113.7`)).toEqual([
+          200, 200, 200, 429,
+        ]);
+        // Another client behind the proxy has its own budget.
+        expect(await statuses(t.url, 1, () => '203.0.113.8')).toEqual([200]);
+        // A request without the header is the proxy itself (the socket's peer).
+        expect(await statuses(t.url, 1, () => undefined)).toEqual([200]);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+});
+
+describe('TRUST_PROXY configuration', () => {
+  it.each(['true', 'yes', '10.0.0.300', '10.0.0.0/33', 'fe80::/129', '1.2.3.4/8/9', '33'])(
+    'refuses %j at start-up, naming the variable',
+    (TRUST_PROXY) => {
+      expect(() =>
+        CoreModule.forRoot({
+          serviceName: 'probe',
+          environment: TestEnvironment,
+          overrides: { TRUST_PROXY },
+        }),
+      ).toThrow(/TRUST_PROXY=.*: TRUST_PROXY/);
+    },
+  );
+});
+
+describe('DOCS_ENABLED', () => {
+  it('false: neither Swagger UI nor the OpenAPI document is served (404), the API still is', async () => {
+    const t = await boot('card', { DOCS_ENABLED: 'false' });
+    try {
+      for (const path of ['/docs', '/docs-json', '/docs/swagger-ui.css'])
+        expect({ path, status: (await request(t.url).get(path)).status }).toEqual({
+          path,
+          status: 404,
+        });
+      expect((await request(t.url).get('/t/ping')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
 import { IsString, Matches, ValidateBy, ValidationOptions, buildMessage } from 'class-validator';
 import {
   BRANCH_ID_PATTERN,
@@ -56,10 +57,6 @@ export const IsPassportSeries = (options?: ValidationOptions) =>
 export const IsPassportNumber = (options?: ValidationOptions) =>
   patterned(PASSPORT_NUMBER_PATTERN, 'must be exactly 6 digits', options);
 
-/** Uppercase Latin letters and whitespace, at least one letter-or-space character. */
-export const IsEmbossedName = (options?: ValidationOptions) =>
-  patterned(/^[A-Z\s]+$/, 'must contain only uppercase Latin letters and whitespace', options);
-
 /** dd-MM-yyyy and a real calendar date. */
 export function IsDdMmYyyy(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
@@ -84,4 +81,30 @@ export const IsTimeHhMm = (options?: ValidationOptions) =>
 export function minutesOfDay(value: string): number {
   const [h, m] = value.split(':').map(Number);
   return h * 60 + m;
+}
+
+/** Decimal digits without sign, exponent, radix prefix, spaces or leading zeros. */
+const DECIMAL_INTEGER = /^(0|[1-9][0-9]{0,14})$/;
+
+/**
+ * An integer of a query string or path, written in plain decimal digits, within [min, max].
+ * `@Type(() => Number)` would take `0x10`, `+5`, `1e3`, ` 7 ` and `1e20` (a 500 from
+ * PostgreSQL past 2^63); here they, a repeated parameter (an array) and anything out of range
+ * are one 400 naming the range.
+ */
+export function IsQueryInteger(min: number, max: number): PropertyDecorator {
+  return applyDecorators(
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' && DECIMAL_INTEGER.test(value) ? Number(value) : value,
+    ),
+    ValidateBy({
+      name: 'isQueryInteger',
+      constraints: [min, max],
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max,
+        defaultMessage: () => `must be an integer from ${min} to ${max} in decimal digits`,
+      },
+    }),
+  );
 }

@@ -1,28 +1,26 @@
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Type } from '@nestjs/common';
 import { useContainer } from 'class-validator';
 
 /**
  * Hands class-validator the Nest container for the constraint classes that are Nest providers
  * (so they can inject, e.g., the clock) and leaves every other constraint class to its own
- * container. Each class is asked of Nest once and the answer kept: Nest answers a class it
- * does not hold by throwing UnknownElementException, and building that exception with its
- * stack trace for every built-in constraint of every validation was a third of a client
- * registration's CPU (docs/benchmarks.md).
+ * container. Only the listed classes are asked of Nest, each once: asking Nest for a class it
+ * does not hold throws (a NestFactory application answers that by ending the process), and
+ * building that exception with its stack trace for every built-in constraint of every
+ * validation was a third of a client registration's CPU (docs/benchmarks.md).
  */
-export function useNestContainerForValidation(context: INestApplicationContext): void {
+export function useNestContainerForValidation(
+  context: INestApplicationContext,
+  providers: Type<unknown>[],
+): void {
   const resolved = new Map<unknown, unknown>();
+  const provided = new Set<unknown>(providers);
   useContainer(
     {
       get: (someClass: unknown): unknown => {
-        if (!resolved.has(someClass)) {
-          let instance: unknown;
-          try {
-            instance = context.get(someClass as never);
-          } catch {
-            instance = undefined; // not a Nest provider: class-validator's own container
-          }
-          resolved.set(someClass, instance);
-        }
+        if (!provided.has(someClass)) return undefined; // class-validator's own container
+        if (!resolved.has(someClass))
+          resolved.set(someClass, context.get(someClass as Type<unknown>, { strict: false }));
         return resolved.get(someClass);
       },
     },

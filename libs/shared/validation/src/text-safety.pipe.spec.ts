@@ -21,15 +21,26 @@ describe('findUnsafeText', () => {
     expect(findUnsafeText({ a: text }, '')).toEqual([]);
   });
 
-  it.each(['constructor', '__proto__', 'prototype'])(
-    'refuses the reserved key %s as an unknown field',
-    (key) => {
-      const body = JSON.parse(`{"request": {"extra": {"${key}": "x"}}}`) as unknown;
-      expect(findUnsafeText(body, '')).toEqual([
-        { path: `request.extra.${key}`, message: `property ${key} should not exist` },
-      ]);
-    },
-  );
+  it.each([
+    'constructor',
+    '__proto__',
+    'prototype',
+    'toString',
+    'valueOf',
+    'hasOwnProperty',
+    'isPrototypeOf',
+    'propertyIsEnumerable',
+    'toLocaleString',
+    '__defineGetter__',
+    '__defineSetter__',
+    '__lookupGetter__',
+    '__lookupSetter__',
+  ])('refuses the reserved key %s as an unknown field', (key) => {
+    const body = JSON.parse(`{"request": {"extra": {"${key}": "x"}}}`) as unknown;
+    expect(findUnsafeText(body, '')).toEqual([
+      { path: `request.extra.${key}`, message: `property ${key} should not exist` },
+    ]);
+  });
 
   it('refuses nesting past the limit without overflowing the stack', () => {
     const deep = JSON.parse('{"a":'.repeat(5000) + '1' + '}'.repeat(5000)) as unknown;

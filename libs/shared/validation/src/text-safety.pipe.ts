@@ -8,10 +8,17 @@ const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbf
 const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 
 /**
- * Keys no DTO has and that object machinery treats specially (class-transformer follows
- * `constructor`; `__proto__` pollutes prototypes): refused like any unknown field.
+ * Keys no DTO has and that object machinery treats specially, refused like any unknown field:
+ * class-transformer follows `constructor`, `__proto__` pollutes prototypes, and a key naming an
+ * Object.prototype member (`toString`, `valueOf`, `hasOwnProperty`, `__defineGetter__`, ...)
+ * is skipped by class-transformer (the instance already "has" it), so the whitelist never saw
+ * it and the field was silently dropped instead of refused.
  */
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const RESERVED_KEYS = new Set([
+  ...Object.getOwnPropertyNames(Object.prototype),
+  'constructor',
+  'prototype',
+]);
 
 /** Deeper than any request of these services; deeper JSON would overflow recursive validation. */
 const MAX_BODY_DEPTH = 32;

@@ -13,14 +13,16 @@ import {
 import {
   IsBranchId,
   IsDdMmYyyy,
+  EMBOSSED_NAME_PATTERN,
   IsEmbossedName,
+  IsPersonName,
   IsPhone,
   IsRecipientUserId,
   IsTimeHhMm,
   IsUserId,
 } from '@bank/shared/validation';
 import { FORM_FACTORS, FormFactor } from '../card-issue-status.model';
-import { AddressDto, CreateUserDto, MAX_TEXT } from '../../contracts/user.dto';
+import { AddressDto, CreateUserDto, MAX_TEXT, NAME_DESCRIPTION } from '../../contracts/user.dto';
 
 export class CardHolderDto {
   @ApiPropertyOptional({
@@ -41,7 +43,8 @@ export class CardHolderDto {
   @ApiPropertyOptional({
     maxLength: MAX_TEXT,
     example: 'IVAN PETROV',
-    description: 'Uppercase Latin letters and whitespace; with userId',
+    pattern: EMBOSSED_NAME_PATTERN.source,
+    description: 'Uppercase Latin letters and spaces, at least one letter; with userId',
   })
   @IsOptional()
   @IsEmbossedName()
@@ -96,22 +99,25 @@ export class RecipientContactInfoDto {
 }
 
 export class RecipientUserDto {
-  @ApiProperty({ maxLength: MAX_TEXT, example: 'Мария' })
+  @ApiProperty({ maxLength: MAX_TEXT, example: 'Мария', description: NAME_DESCRIPTION })
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_TEXT)
+  @IsPersonName()
   firstName!: string;
 
-  @ApiProperty({ maxLength: MAX_TEXT, example: 'Петрова' })
+  @ApiProperty({ maxLength: MAX_TEXT, example: 'Петрова', description: NAME_DESCRIPTION })
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_TEXT)
+  @IsPersonName()
   lastName!: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_TEXT })
+  @ApiPropertyOptional({ maxLength: MAX_TEXT, description: NAME_DESCRIPTION })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_TEXT)
+  @IsPersonName()
   middleName?: string;
 
   @ApiProperty({ type: RecipientContactInfoDto })

@@ -1,20 +1,31 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IsQueryInteger } from '@bank/shared/validation';
+
+/** Page size and start of GET .../client/{clientId} (ranges: docs/decisions.md). */
+export const LIST_LIMIT = { min: 1, max: 1000, default: 100 } as const;
+export const LIST_OFFSET = { min: 0, max: 1_000_000, default: 0 } as const;
 
 export class ListByClientQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: LIST_LIMIT.min,
+    maximum: LIST_LIMIT.max,
+    default: LIST_LIMIT.default,
+    description: 'Records per page, in decimal digits',
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit = 100;
+  @IsQueryInteger(LIST_LIMIT.min, LIST_LIMIT.max)
+  limit: number = LIST_LIMIT.default;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: LIST_OFFSET.min,
+    maximum: LIST_OFFSET.max,
+    default: LIST_OFFSET.default,
+    description: 'Records to skip, newest first, in decimal digits',
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset = 0;
+  @IsQueryInteger(LIST_OFFSET.min, LIST_OFFSET.max)
+  offset: number = LIST_OFFSET.default;
 }

@@ -8,15 +8,15 @@ import {
   IsString,
   Matches,
   MaxLength,
-  Validate,
-  ValidateBy,
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
-import { IsDdMmYyyy } from '@bank/shared/validation';
-import { isIssuedBeforeBirth } from '../passport.rules';
-import { NotInFutureConstraint } from './not-in-future.validator';
-import { parseDdMmYyyy } from '@bank/shared/calendar';
+import {
+  IsEmbossedName,
+  IsPassportBirthDate,
+  IsPassportIssueDate,
+  IsPersonName,
+} from '@bank/shared/validation';
 
 /**
  * Field rules of the registration request with Russian messages. Each message function
@@ -37,6 +37,9 @@ const MESSAGES = {
   date: 'должна быть реальной датой в формате dd-MM-yyyy',
   notInFuture: 'не может быть позже текущей даты',
   issueBeforeBirth: 'не может быть раньше даты рождения',
+  tooEarly: 'не может быть раньше 01-01-1900',
+  controlCharacters: 'не должно содержать управляющих или невидимых символов',
+  embossedName: 'допустимы только заглавные латинские буквы и пробелы, хотя бы одна буква',
 } as const;
 
 type Expected = 'string' | 'any';
@@ -82,30 +85,36 @@ export function RequiredObject(type: () => new () => object): PropertyDecorator 
   return applyDecorators(IsObject({ message }), ValidateNested({ message }), Type(type));
 }
 
-/** A real calendar date dd-MM-yyyy that is not after the business date. */
-export function PastOrTodayDate(): PropertyDecorator {
+/** A person's name: required text under the shared name rule (not blank, no control characters). */
+export function RequiredName(maxLength: number): PropertyDecorator {
   return applyDecorators(
-    IsDdMmYyyy({ message: ru(MESSAGES.date) }),
-    Validate(NotInFutureConstraint, { message: ru(MESSAGES.notInFuture) }),
+    RequiredText(maxLength),
+    IsPersonName({ blank: ru(MESSAGES.notBlank), control: ru(MESSAGES.controlCharacters) }),
   );
 }
 
-/** Not before the date in the sibling property `birthProperty` (when both are real dates). */
-export function NotBeforeBirthDate(birthProperty: string): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'notBeforeBirthDate',
-      validator: {
-        validate: (value: unknown, args?: ValidationArguments) => {
-          const birth = (args?.object as Record<string, unknown> | undefined)?.[birthProperty];
-          if (typeof value !== 'string' || typeof birth !== 'string') return true;
-          const issueDate = parseDdMmYyyy(value);
-          const birthDate = parseDdMmYyyy(birth);
-          if (!issueDate || !birthDate) return true;
-          return !isIssuedBeforeBirth({ birthDate, issueDate });
-        },
-      },
-    },
-    { message: ru(MESSAGES.issueBeforeBirth) },
+/** The name on the card: the shared embossed-name rule, at most `maxLength` characters. */
+export function RequiredEmbossedName(maxLength: number): PropertyDecorator {
+  return applyDecorators(
+    RequiredText(maxLength),
+    IsEmbossedName({ message: ru(MESSAGES.embossedName) }),
   );
+}
+
+/** The birth date of a passport (shared rules): real, not in the future, not before 01-01-1900. */
+export function PassportBirthDate(): PropertyDecorator {
+  return IsPassportBirthDate({
+    date: ru(MESSAGES.date),
+    notInFuture: ru(MESSAGES.notInFuture),
+    tooEarly: ru(MESSAGES.tooEarly),
+  });
+}
+
+/** The issue date of a passport (shared rules): real, not in the future, not before birth. */
+export function PassportIssueDate(birthProperty: string): PropertyDecorator {
+  return IsPassportIssueDate(birthProperty, {
+    date: ru(MESSAGES.date),
+    notInFuture: ru(MESSAGES.notInFuture),
+    beforeBirth: ru(MESSAGES.issueBeforeBirth),
+  });
 }

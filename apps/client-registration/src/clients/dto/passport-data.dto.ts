@@ -1,14 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsPassportNumber, IsPassportSeries } from '@bank/shared/validation';
-import { NotBeforeBirthDate, PastOrTodayDate, RequiredText, ru } from './field.decorators';
+import { PassportBirthDate, PassportIssueDate, RequiredText, ru } from './field.decorators';
 
 export class PassportDataDto {
   @ApiProperty({
-    description: 'Дата рождения, dd-MM-yyyy; реальная дата, не позже текущей бизнес-даты',
+    description:
+      'Дата рождения, dd-MM-yyyy; реальная дата, не позже текущей бизнес-даты и не раньше 01-01-1900',
     pattern: '^\\d{2}-\\d{2}-\\d{4}$',
     example: '15-03-1990',
   })
-  @PastOrTodayDate()
+  @PassportBirthDate()
   birthDate!: string;
 
   @ApiProperty({ description: 'Место рождения', maxLength: 120, example: 'г. Москва' })
@@ -21,8 +22,7 @@ export class PassportDataDto {
     pattern: '^\\d{2}-\\d{2}-\\d{4}$',
     example: '20-03-2010',
   })
-  @PastOrTodayDate()
-  @NotBeforeBirthDate('birthDate')
+  @PassportIssueDate('birthDate')
   issueDate!: string;
 
   @ApiProperty({

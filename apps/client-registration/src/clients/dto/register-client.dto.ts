@@ -4,11 +4,13 @@ import { CURRENCIES, Currency, REGISTRATION_MANAGER_PIN_PATTERN } from '@bank/sh
 import { ClientType, Gender } from '../entities/client.entity';
 import { AddressDto } from './address.dto';
 import { ContactInfoDto } from './contact-info.dto';
+import { EMBOSSED_NAME_PATTERN } from '@bank/shared/validation';
 import {
   RequiredBoolean,
+  RequiredEmbossedName,
   RequiredEnum,
+  RequiredName,
   RequiredObject,
-  RequiredText,
   ru,
 } from './field.decorators';
 import { PassportDataDto } from './passport-data.dto';
@@ -19,15 +21,15 @@ export const CLIENT_TYPES: readonly ClientType[] = ['UP'];
 /** Registration request (spec 2.1). Every field is required; unknown fields are refused. */
 export class RegisterClientDto {
   @ApiProperty({ description: 'Фамилия', maxLength: 35, example: 'Петров' })
-  @RequiredText(35)
+  @RequiredName(35)
   lastName!: string;
 
   @ApiProperty({ description: 'Имя', maxLength: 35, example: 'Иван' })
-  @RequiredText(35)
+  @RequiredName(35)
   firstName!: string;
 
   @ApiProperty({ description: 'Отчество', maxLength: 35, example: 'Сергеевич' })
-  @RequiredText(35)
+  @RequiredName(35)
   middleName!: string;
 
   @ApiProperty({ description: 'Пол', enum: GENDERS, example: 'MALE' })
@@ -54,15 +56,13 @@ export class RegisterClientDto {
   bankruptEntrepreneur!: boolean;
 
   @ApiProperty({
-    description: 'Имя для эмбоссирования на карте: заглавные латинские буквы и пробелы',
+    description:
+      'Имя для эмбоссирования на карте: заглавные латинские буквы и пробелы, хотя бы одна буква',
     maxLength: 30,
-    pattern: '^[A-Z ]+$',
+    pattern: EMBOSSED_NAME_PATTERN.source,
     example: 'IVAN PETROV',
   })
-  @RequiredText(30, {
-    regex: /^[A-Z ]+$/,
-    message: 'допустимы только заглавные латинские буквы и пробелы',
-  })
+  @RequiredEmbossedName(30)
   embossingName!: string;
 
   @ApiProperty({ description: 'Контактные данные', type: ContactInfoDto })

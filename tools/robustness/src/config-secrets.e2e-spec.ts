@@ -1,0 +1,54 @@
+import { spawnCardIssue } from '@bank/card-issue/testing';
+import { spawnClientRegistration } from '@bank/client-registration/testing';
+
+/**
+ * Issue 14 items 2 and 9: a service started with bad configuration stops with a message that
+ * names the variable and the rule; a password in a URL and a secret never appear in it.
+ */
+const PASSWORD = 'Pw-9f3a71c2-leak';
+
+/** The output of a start that must fail (spawnTestService throws with the process's output). */
+async function failedStart(start: () => Promise<{ stop(signal: NodeJS.Signals): Promise<void> }>) {
+  try {
+    const started = await start();
+    await started.stop('SIGKILL');
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('the service started');
+}
+
+describe('start-up refusals name the rule, never a credential', () => {
+  it.each([
+    ['card-issue', spawnCardIssue],
+    ['client-registration', spawnClientRegistration],
+  ])(
+    '%s: a malformed DATABASE_URL is shown with its password masked',
+    async (_name, spawn) => {
+      const output = await failedStart(() =>
+        spawn({ DATABASE_URL: `postgres://app:${PASSWORD} /x@db.internal:5432/cards` }),
+      );
+      expect(output).toMatch(/exited with 1/);
+      expect(output).toContain('DATABASE_URL="postgres://app:***@db.internal:5432/cards"');
+      expect(output).not.toContain(PASSWORD);
+    },
+    60_000,
+  );
+
+  it.each([
+    ['shorter than 32 characters', 'Sx-31b7', /X_SECRET must be at least 32 characters/],
+    ['the development default', 'dev-secret', /X_SECRET must not be the development default/],
+    ['surrounded by whitespace', ` Sx-${'7'.repeat(40)} `, /X_SECRET must not begin or end/],
+  ])(
+    'card-issue with NODE_ENV=production refuses an X_SECRET %s, naming the rule only',
+    async (_name, secret, rule) => {
+      const output = await failedStart(() =>
+        spawnCardIssue({ NODE_ENV: 'production', X_SECRET: secret }),
+      );
+      expect(output).toMatch(/exited with 1/);
+      expect(output).toMatch(rule);
+      expect(output).not.toContain(secret.trim());
+    },
+    60_000,
+  );
+});
