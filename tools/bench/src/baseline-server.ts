@@ -18,7 +18,7 @@
  * the user, manager and client statements mirror the user service's find by id and
  * client-registration's manager lookup, client insert and find by id.
  */
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { Agent, IncomingMessage, ServerResponse, createServer, request } from 'node:http';
 import { Pool } from 'pg';
 import { readStatements } from './baseline-statements';
@@ -153,6 +153,9 @@ async function createCardIssue(body: Json): Promise<[number, unknown]> {
     request.options ? JSON.stringify(request.options) : null,
     request.delivery ? JSON.stringify(request.delivery) : null,
     now,
+    // The outbox message's trace context: the service stores at least the request id.
+    JSON.stringify({ 'x-request-id': randomUUID() }),
+    null, // no third-party holder created
   ]);
   return [
     201,

@@ -48,7 +48,8 @@ export function createContext(settings: BenchSettings = readSettings()): BenchCo
   return {
     settings,
     runId: randomBytes(3).toString('hex'),
-    secret: 'bench-secret',
+    // The services run with NODE_ENV=production, where X_SECRET needs 32 characters or more.
+    secret: 'bench-secret-of-at-least-32-characters',
     databases: [],
     processes: [],
   };

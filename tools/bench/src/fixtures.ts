@@ -140,11 +140,11 @@ export function requestsOf(userId: string, count: number): SeedRowsQuery {
  */
 export async function seedCardIssues(client: Client, rows: SeedRowsQuery): Promise<number> {
   await client.query(`CREATE OR REPLACE FUNCTION pg_temp.insert_card_issue(
-       text, text, text, text, text, text, text, text, text, timestamptz)
+       text, text, text, text, text, text, text, text, text, timestamptz, text, text)
      RETURNS text VOLATILE LANGUAGE sql AS $statement$ ${INSERT_CARD_ISSUE_SQL} $statement$`);
   const { rows: stored } = await client.query<{ n: number }>(
     `SELECT count(pg_temp.insert_card_issue(business_day, status, NULL, card_owner, holder_user_id,
-       form_factor, card_holder, NULL, NULL, at))::int AS n FROM (${rows}) AS seed`,
+       form_factor, card_holder, NULL, NULL, at, NULL, NULL))::int AS n FROM (${rows}) AS seed`,
   );
   return stored[0].n;
 }

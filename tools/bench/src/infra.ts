@@ -142,7 +142,7 @@ async function startProcess(
 }
 
 function serviceEnv(ctx: BenchContext): Record<string, string> {
-  return { LOG_LEVEL: 'warn', NODE_ENV: 'production', X_SECRET: ctx.secret };
+  return { LOG_LEVEL: 'warn', NODE_ENV: 'production', AUTH_MODE: 'none', X_SECRET: ctx.secret };
 }
 
 /** card-issue from its production bundle; scheduler and outbox delivery off unless `extra` says. */
@@ -204,6 +204,21 @@ export function rssMb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/** CPU time (user + system) a process has used so far, in ms (0 once it is gone). */
+export function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
   } catch {
     return 0;
   }

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { BenchContext, log } from './context';
-import { Running, rssMb } from './infra';
+import { Running, cpuMs, rssMb } from './infra';
 import { Scenario } from './scenarios';
 import { describeRow } from './report';
 
@@ -10,6 +10,11 @@ export interface RunResult {
   p99: number;
   errors: number;
   rssMb: number;
+  /**
+   * CPU time (user + system) the target process spent per request answered: unlike req/s it
+   * hardly depends on what else runs on the machine.
+   */
+  cpuMsPerRequest: number;
 }
 
 /** One autocannon run of `scenario` against `target`, sampling the peak RSS of its process. */
@@ -22,6 +27,7 @@ export async function load(
   const pid = target.proc.pid;
   let maxRss = rssMb(pid);
   const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMb(pid))), 250);
+  const cpuBefore = cpuMs(pid);
   try {
     const result = await autocannon({
       url: target.url,
@@ -32,7 +38,7 @@ export async function load(
         {
           method: scenario.method,
           path: scenario.path(),
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...scenario.headers },
           setupRequest: (req) => ({
             ...req,
             path: scenario.path(),
@@ -47,21 +53,30 @@ export async function load(
       p99: result.latency.p99,
       errors: result.errors + result.timeouts + result.non2xx,
       rssMb: maxRss,
+      cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total),
     };
   } finally {
     clearInterval(sampler);
   }
 }
 
-function mean(results: RunResult[]): RunResult {
-  const avg = (f: (r: RunResult) => number) =>
-    results.reduce((s, r) => s + f(r), 0) / results.length;
+/** How the rounds of one target are combined into one result. */
+export type Combine = 'mean' | 'median';
+
+function combine(results: RunResult[], how: Combine): RunResult {
+  const pick = (f: (r: RunResult) => number) => {
+    if (how === 'mean') return results.reduce((s, r) => s + f(r), 0) / results.length;
+    const sorted = results.map(f).sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
   return {
-    rps: avg((r) => r.rps),
-    p50: avg((r) => r.p50),
-    p99: avg((r) => r.p99),
+    rps: pick((r) => r.rps),
+    p50: pick((r) => r.p50),
+    p99: pick((r) => r.p99),
     errors: results.reduce((s, r) => s + r.errors, 0),
     rssMb: Math.max(...results.map((r) => r.rssMb)),
+    cpuMsPerRequest: pick((r) => r.cpuMsPerRequest),
   };
 }
 
@@ -74,6 +89,8 @@ export interface LoadTargets {
   /** Baseline of card-issue GETting users from its own user route over HTTP, as the service does. */
   cardBaselineUserGets: Running;
   registrationBaseline: Running;
+  /** card-issue with AUTH_MODE=jwt on the same database (the bearer JWT scenario). */
+  cardJwt: Running;
 }
 
 export async function stopAll(targets: LoadTargets): Promise<void> {
@@ -83,6 +100,7 @@ export async function stopAll(targets: LoadTargets): Promise<void> {
     targets.cardBaseline,
     targets.cardBaselineUserGets,
     targets.registrationBaseline,
+    targets.cardJwt,
   ];
   for (const running of all) await running.stop();
 }
@@ -96,14 +114,19 @@ export interface Row {
   baselineUserGets?: RunResult;
 }
 
-/** The mean of `rounds` warmed-up runs of `scenario` against each target in turn. */
-async function measure(
+/**
+ * The mean (or median) of `rounds` warmed-up runs of `scenario` against each target in turn.
+ * `settings` overrides the run's rounds and durations.
+ */
+export async function measure(
   ctx: BenchContext,
   targets: Running[],
   scenario: Scenario,
   connections: number,
+  how: Combine = 'mean',
+  settings: Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'> = ctx.settings,
 ): Promise<RunResult[]> {
-  const { rounds, warmupS, durationS } = ctx.settings;
+  const { rounds, warmupS, durationS } = settings;
   const results: RunResult[][] = targets.map(() => []);
   // Alternating rounds, so drift on a noisy machine hits every side alike.
   for (let round = 0; round < rounds; round++) {
@@ -112,7 +135,7 @@ async function measure(
       results[i].push(await load(target, scenario, connections, durationS));
     }
   }
-  return results.map(mean);
+  return results.map((r) => combine(r, how));
 }
 
 /** Every scenario (BENCH_ONLY ones only, if set) at every connection count. */
@@ -125,13 +148,15 @@ export async function runLoadScenarios(
   const rows: Row[] = [];
   for (const scenario of scenarios.filter((s) => !only || only.test(s.name))) {
     const sides =
-      scenario.service === 'reg'
-        ? [targets.registration, targets.registrationBaseline]
-        : [
-            targets.card,
-            targets.cardBaseline,
-            ...(scenario.userGets ? [targets.cardBaselineUserGets] : []),
-          ];
+      scenario.target === 'cardJwt'
+        ? [targets.cardJwt, targets.card]
+        : scenario.service === 'reg'
+          ? [targets.registration, targets.registrationBaseline]
+          : [
+              targets.card,
+              targets.cardBaseline,
+              ...(scenario.userGets ? [targets.cardBaselineUserGets] : []),
+            ];
     for (const connections of connectionCounts) {
       const [service, baseline, baselineUserGets] = await measure(
         ctx,

@@ -10,7 +10,9 @@
  * BENCH_CONNECTIONS (10,50,100). BENCH_ONLY=<regex> runs only the load scenarios whose name matches
  * and prints their table: no profile, scheduler or growth, and docs/benchmarks.md is left as is;
  * a BENCH_ONLY that matches "outbox storm" runs the outbox storm too (BENCH_STORM_CLIENTS 20,
- * BENCH_STORM_REQUESTS 10, BENCH_STORM_S 20: outbox-storm.ts).
+ * BENCH_STORM_REQUESTS 10, BENCH_STORM_S 20: outbox-storm.ts), and one that matches "observability
+ * overhead" runs the card-issue POST and GET by id with metrics and tracing on and off
+ * (overhead.ts) and rewrites only that section of docs/benchmarks.md.
  */
 import { BenchContext, log } from './context';
 import { createLoadFixtures, createPayloads } from './fixtures';
@@ -27,17 +29,24 @@ import {
 import { LoadTargets, runLoadScenarios, stopAll } from './load';
 import { profileCardIssue } from './profile';
 import {
+  authCostLines,
   benchmarksDoc,
   growthTable,
+  OBSERVABILITY_OVERHEAD,
   OUTBOX_STORM,
+  overheadSection,
+  overheadTable,
   outboxStormTable,
   resultsTable,
   schedulerTable,
   writeBenchmarksDoc,
+  writeOverheadSection,
 } from './report';
-import { loadScenarios, scenarioNamed } from './scenarios';
+import { JWT_SCENARIO, loadScenarios, scenarioNamed } from './scenarios';
+import { benchIssuer, verificationMicros } from './auth';
 import { schedulerBench } from './scheduler';
 import { outboxStormBench } from './outbox-storm';
+import { overheadBench } from './overhead';
 
 async function main(ctx: BenchContext): Promise<void> {
   const began = Date.now();
@@ -47,8 +56,10 @@ async function main(ctx: BenchContext): Promise<void> {
 
   const cardDb = await createDatabase(ctx, 'card');
   const regDb = await createDatabase(ctx, 'reg');
+  const issuer = await benchIssuer();
   const targets: LoadTargets = {
     card: await startCardIssue(ctx, cardDb),
+    cardJwt: await startCardIssue(ctx, cardDb, issuer.env),
     registration: await startRegistration(ctx, regDb),
     cardBaseline: await startBaseline(ctx, cardDb, 'sql'),
     cardBaselineUserGets: await startBaseline(ctx, cardDb, 'http'),
@@ -56,16 +67,36 @@ async function main(ctx: BenchContext): Promise<void> {
   };
   const payloads = createPayloads();
   const fixtures = await createLoadFixtures(ctx, payloads, targets.card, targets.registration);
-  const scenarios = loadScenarios(fixtures, payloads);
+  const scenarios = loadScenarios(fixtures, payloads, issuer.authorization);
 
   const rows = await runLoadScenarios(ctx, targets, scenarios);
   await stopAll(targets);
   console.log(`\n${resultsTable(rows)}\n`);
+  const overheadScenarios = [
+    scenarioNamed(scenarios, 'POST /api/v1/card-issue (VIRTUAL, self)'),
+    scenarioNamed(scenarios, 'GET /api/v1/card-issue/{id}'),
+  ];
+
+  const jwtRows = rows.filter((row) => row.scenario === JWT_SCENARIO);
+  if (jwtRows.length) {
+    const verify = {
+      rs256: await verificationMicros('RS256'),
+      es256: await verificationMicros('ES256'),
+    };
+    console.log(`${authCostLines(jwtRows, verify)}\n`);
+  }
   if (ctx.settings.only) {
     if (ctx.settings.only.test(OUTBOX_STORM))
       console.log(`\n${outboxStormTable(await outboxStormBench(ctx))}\n`);
+    if (ctx.settings.only.test(OBSERVABILITY_OVERHEAD)) {
+      const overhead = await overheadBench(ctx, cardDb, overheadScenarios);
+      console.log(`\n${overheadTable(overhead)}\n`);
+      writeOverheadSection(overheadSection(overhead, ctx.settings));
+    }
     return;
   }
+  const overhead = await overheadBench(ctx, cardDb, overheadScenarios);
+  console.log(`\n${overheadTable(overhead)}\n`);
 
   const profiles = [
     await profileCardIssue(
@@ -93,6 +124,7 @@ async function main(ctx: BenchContext): Promise<void> {
       scheduler,
       storm,
       growth,
+      overhead,
     }),
   );
   log(`done in ${minutes.toFixed(1)} minutes`);

@@ -6,6 +6,12 @@ import type { Machine } from './infra';
 import type { RunResult, Row } from './load';
 import type { ProfileRun } from './profile';
 import type { OutboxStormResult } from './outbox-storm';
+import {
+  OVERHEAD_CONFIGURATIONS,
+  OVERHEAD_TARGET,
+  overheadSettings,
+  type OverheadResult,
+} from './overhead';
 import type { SchedulerResult } from './scheduler';
 
 const f0 = (n: number) => n.toFixed(0);
@@ -84,6 +90,25 @@ export function resultsTable(rows: Row[]): string {
   );
 }
 
+/**
+ * The cost of the bearer JWT per request: the service with AUTH_MODE=jwt against itself with
+ * AUTH_MODE=none (the row's baseline; on a saturated process each request takes about 1/rps of
+ * its CPU, so the difference of the inverses is the time the token adds), and the verification
+ * alone, in-process (steadier on a shared machine).
+ */
+export function authCostLines(rows: Row[], verify: { rs256: number; es256: number }): string {
+  return [
+    ...rows.map(
+      (row) =>
+        `bearer JWT (RS256) at ${row.connections} connections: ` +
+        `${f0(row.service.rps)} vs ${f0(row.baseline.rps)} req/s (ratio ${f2(row.service.rps / row.baseline.rps)}), ` +
+        `${f0((1 / row.service.rps - 1 / row.baseline.rps) * 1e6)} us per request; ` +
+        `p99 ${f1(row.service.p99)} vs ${f1(row.baseline.p99)} ms`,
+    ),
+    `token verification in-process (TokenVerifier, configured key): RS256 ${f0(verify.rs256)} us, ES256 ${f0(verify.es256)} us per token`,
+  ].join('\n');
+}
+
 /** One line per measured row, for the log while the bench runs. */
 export function describeRow(row: Row): string {
   const withGet = row.baselineUserGets
@@ -94,6 +119,71 @@ export function describeRow(row: Row): string {
     `baseline ${f0(row.baseline.rps)} req/s, ratio ${f2(row.service.rps / row.baseline.rps)}${withGet}, ` +
     `errors ${sides(row, (x) => String(x.errors))}`
   );
+}
+
+// ---------------------------------------------------------------- observability overhead
+
+/** The name BENCH_ONLY matches to run the observability overhead runs. */
+export const OBSERVABILITY_OVERHEAD = 'observability overhead';
+
+export function overheadTable(result: OverheadResult): string {
+  const pct = (x: number) => `${x >= 0 ? '' : '-'}${f1(Math.abs(100 * x))} %`;
+  return table(
+    [
+      'scenario',
+      'conns',
+      'configuration',
+      'req/s',
+      'p50/p99 ms',
+      'service CPU ms per request',
+      'cost: throughput lost at equal CPU',
+      'req/s lower than both off (measured)',
+      'target',
+    ],
+    result.rows.map((r, i) => {
+      const reference = i % OVERHEAD_CONFIGURATIONS.length === 0;
+      return [
+        r.scenario,
+        String(r.connections),
+        r.configuration,
+        f0(r.result.rps),
+        `${f1(r.result.p50)}/${f1(r.result.p99)}`,
+        reference
+          ? f2(r.result.cpuMsPerRequest)
+          : `${f2(r.result.cpuMsPerRequest)} (${r.extraCpuMs >= 0 ? '+' : ''}${f2(r.extraCpuMs)})`,
+        reference ? 'reference' : pct(r.cost),
+        reference ? 'reference' : pct(r.throughputLoss),
+        r.configuration === OVERHEAD_TARGET.configuration
+          ? r.cost <= OVERHEAD_TARGET.maxCost
+            ? `ok (<= ${100 * OVERHEAD_TARGET.maxCost} %)`
+            : `MISSED (> ${100 * OVERHEAD_TARGET.maxCost} %)`
+          : '',
+      ];
+    }),
+  );
+}
+
+/** The "Observability overhead" section of docs/benchmarks.md. */
+export function overheadSection(result: OverheadResult, settings: BenchSettings): string {
+  const runs = overheadSettings(settings);
+  return [
+    '## Observability overhead',
+    '',
+    'card-issue from its production bundle in four processes on the same database, one per configuration: ' +
+      '`METRICS_ENABLED=false` without tracing (the reference), `METRICS_ENABLED=true`, and with tracing on top ' +
+      '(`OTEL_EXPORTER_OTLP_ENDPOINT` set, `OTEL_TRACES_SAMPLER=parentbased_traceidratio`, `OTEL_TRACES_SAMPLER_ARG` 0.1 and 1), ' +
+      `exporting OTLP/HTTP JSON to a local collector that reads and discards every export (${result.exports} exports answered). ` +
+      `Each scenario at 50 connections, ${runs.rounds} alternating rounds of ${runs.warmupS} s warm-up and ${runs.durationS} s measured per configuration, each figure the median of its rounds. ` +
+      'The cost per request is the CPU time (user + system, /proc/<pid>/stat) the service process spent per request answered; ' +
+      'a replica is CPU-bound, so the throughput it loses is 1 - (CPU per request with both off) / (CPU per request of the configuration). ' +
+      'That is what the target is judged by: unlike req/s it hardly depends on what else the shared machine runs at the time ' +
+      '(the measured req/s and its loss are shown too). ' +
+      `Target (issue 15): metrics plus 10 %-sampled tracing cost at most ${100 * OVERHEAD_TARGET.maxCost} % of throughput.`,
+    '',
+    `Checked first: ${result.verified}.`,
+    '',
+    overheadTable(result),
+  ].join('\n');
 }
 
 // ---------------------------------------------------------------- scheduler, growth, profiles
@@ -195,6 +285,7 @@ interface BenchResults {
   scheduler: SchedulerResult[];
   storm: OutboxStormResult;
   growth: GrowthRow[];
+  overhead: OverheadResult;
 }
 
 export function benchmarksDoc(r: BenchResults): string {
@@ -221,6 +312,8 @@ export function benchmarksDoc(r: BenchResults): string {
       '(the route runs the user SELECT) before the INSERT, so "ratio with user GET" compares equal work.',
     '',
     resultsTable(r.rows),
+    '',
+    overheadSection(r.overhead, r.settings),
     ...r.profiles.flatMap((p) => [
       '',
       `## Where the card-issue ${p.scenario.startsWith('POST') ? 'POST' : 'GET by id'} spends its CPU`,
@@ -252,6 +345,27 @@ export function benchmarksDoc(r: BenchResults): string {
     '',
     growthTable(r.growth),
   ].join('\n');
+}
+
+const OVERHEAD_HEADING = '## Observability overhead';
+
+/**
+ * Replaces only the "Observability overhead" section of docs/benchmarks.md (a BENCH_ONLY run of
+ * it), or adds it at the end of the generated part; everything else is kept.
+ */
+export function writeOverheadSection(section: string): void {
+  const path = join(ROOT, 'docs', 'benchmarks.md');
+  const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : `${MARK}\n`;
+  const [generated, kept] = current.includes(MARK) ? current.split(MARK) : [current, '\n'];
+  const start = generated.indexOf(OVERHEAD_HEADING);
+  const next = start < 0 ? -1 : generated.indexOf('\n## ', start + OVERHEAD_HEADING.length);
+  const updated =
+    start < 0
+      ? `${generated.trimEnd()}\n\n${section}\n\n`
+      : `${generated.slice(0, start)}${section}\n${next < 0 ? '\n' : generated.slice(next)}`;
+  writeFileSync(path, `${updated}${MARK}${kept}`);
+  log(`wrote the observability overhead section of ${path}`);
 }
 
 /** Replaces the generated part of docs/benchmarks.md; the text after the mark is kept. */

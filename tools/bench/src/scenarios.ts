@@ -13,10 +13,25 @@ export interface Scenario {
    * against a second baseline that does the same GETs (baseline-server.ts, USER_LOOKUP=http).
    */
   userGets?: true;
+  /** Headers of every request (besides content-type). */
+  headers?: Record<string, string>;
+  /**
+   * Measured against another process than the node:http baseline: `cardJwt` is card-issue with
+   * AUTH_MODE=jwt, compared with the same service with AUTH_MODE=none (the cost of the token).
+   */
+  target?: 'cardJwt';
 }
 
+/** Name of the bearer JWT scenario (BENCH_ONLY=jwt runs it alone). */
+export const JWT_SCENARIO =
+  'bearer JWT: GET /api/v1/card-issue/{id} (vs the service with AUTH_MODE=none)';
+
 /** The load scenarios of both services, cycling through the fixtures. */
-export function loadScenarios(fixtures: LoadFixtures, payloads: Payloads): Scenario[] {
+export function loadScenarios(
+  fixtures: LoadFixtures,
+  payloads: Payloads,
+  authorization: string,
+): Scenario[] {
   const { owners, listed, requestIds, clientIds } = fixtures;
   let turn = 0;
   const next = <T>(items: T[]): T => items[turn++ % items.length];
@@ -42,6 +57,14 @@ export function loadScenarios(fixtures: LoadFixtures, payloads: Payloads): Scena
       service: 'card',
       method: 'GET',
       path: () => `/api/v1/card-issue/${next(requestIds)}`,
+    },
+    {
+      name: JWT_SCENARIO,
+      service: 'card',
+      method: 'GET',
+      path: () => `/api/v1/card-issue/${next(requestIds)}`,
+      headers: { authorization },
+      target: 'cardJwt',
     },
     {
       name: 'GET /api/v1/card-issue/client/{clientId} (10 requests)',

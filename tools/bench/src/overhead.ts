@@ -1,0 +1,198 @@
+import { createUser, selfVirtual } from '@bank/card-issue/testing';
+import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/shared/testing';
+import { BenchContext, log } from './context';
+import { Running, startCardIssue } from './infra';
+import { measure, RunResult } from './load';
+import { Scenario } from './scenarios';
+
+/** One way of running card-issue: its observability switches. */
+interface Configuration {
+  name: string;
+  env: (sinkUrl: string) => Record<string, string>;
+}
+
+const METRICS_ON = { METRICS_ENABLED: 'true' };
+const tracing = (ratio: string) => (sinkUrl: string) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: ratio,
+});
+
+/** The configurations compared, the first being the reference. */
+export const OVERHEAD_CONFIGURATIONS: Configuration[] = [
+  { name: 'metrics off, tracing off', env: () => ({ METRICS_ENABLED: 'false' }) },
+  { name: 'metrics on', env: () => METRICS_ON },
+  {
+    name: 'metrics on, tracing 10 %',
+    env: (sink) => ({ ...METRICS_ON, ...tracing('0.1')(sink) }),
+  },
+  {
+    name: 'metrics on, tracing 100 %',
+    env: (sink) => ({ ...METRICS_ON, ...tracing('1')(sink) }),
+  },
+];
+
+/**
+ * The overhead runs' rounds and durations: at least 3 rounds of 2 s warm-up and 5 s measured,
+ * whatever the (shorter) defaults of the other runs. The costs compared are a few percent of a
+ * request, and a single run on the shared cores moves by 10-20 %: each configuration's figure is
+ * the median of its rounds, so a run that another process disturbed does not decide it.
+ */
+export function overheadSettings(
+  settings: BenchContext['settings'],
+): Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'> {
+  return {
+    rounds: Math.max(3, settings.rounds),
+    warmupS: Math.max(2, settings.warmupS),
+    durationS: Math.max(5, settings.durationS),
+  };
+}
+
+/** The configuration the issue's target is about: at most 10 % of throughput. */
+export const OVERHEAD_TARGET = { configuration: 'metrics on, tracing 10 %', maxCost: 0.1 };
+
+export interface OverheadRow {
+  scenario: string;
+  connections: number;
+  configuration: string;
+  result: RunResult;
+  /**
+   * The throughput a CPU-bound replica loses: 1 - (CPU per request with both off) / (CPU per
+   * request of this configuration). Judged against the target, since it does not depend on what
+   * else the shared machine runs.
+   */
+  cost: number;
+  /** CPU time per request over the one with both off, ms. */
+  extraCpuMs: number;
+  /** 1 - req/s / req/s with both off, as measured (noisy on a shared machine). */
+  throughputLoss: number;
+}
+
+export interface OverheadResult {
+  rows: OverheadRow[];
+  /** Exports the discarding collector answered during the runs. */
+  exports: number;
+  /** What the bundle's spans were found to hold before the runs (the check below). */
+  verified: string;
+}
+
+/**
+ * The production bundle traces what it should: one POST with tracing at 100 % to a collector
+ * that keeps the spans must give HTTP server, Fastify (request and route handler) and pg spans, and the user
+ * service's server span a child of the POST's client span (traceparent went downstream). Throws
+ * otherwise: a bundle that loads the instrumented modules before the SDK would bench nothing.
+ */
+async function verifyBundleTraces(ctx: BenchContext, cardDb: string): Promise<string> {
+  const collector = await startOtlpReceiver();
+  let service: Running | null = null;
+  try {
+    service = await startCardIssue(ctx, cardDb, {
+      DB_MIGRATIONS_RUN: 'false',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    const owner = await createUser(service.url, {}, ctx.secret);
+    const res = await fetch(`${service.url}/api/v1/card-issue`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'bench-verify' },
+      body: JSON.stringify(selfVirtual(owner)),
+    });
+    if (res.status !== 201) throw new Error(`verification POST answered ${res.status}`);
+    const isPost = (s: ReceivedSpan) =>
+      s.kind === SPAN_KIND.SERVER && s.name === 'POST /api/v1/card-issue';
+    const downstream = (post: ReceivedSpan) =>
+      collector.spans.find(
+        (s) =>
+          s.kind === SPAN_KIND.SERVER &&
+          s.traceId === post.traceId &&
+          s.name.startsWith('GET /user-api') &&
+          collector.spans.some((c) => c.spanId === s.parentSpanId && c.kind === SPAN_KIND.CLIENT),
+      );
+    await eventually(() => {
+      const post = collector.spans.find(isPost);
+      return Promise.resolve(!!post && !!downstream(post));
+    }, 15_000).catch(() => {
+      throw new Error(
+        `the bundle's POST gave no trace through the user service; spans: ${collector.spans
+          .map((s) => `${s.scope} ${s.name}`)
+          .join(', ')}`,
+      );
+    });
+    const post = collector.spans.find(isPost) as ReceivedSpan;
+    const scopes = new Set(
+      collector.spans.filter((s) => s.traceId === post.traceId).map((s) => s.scope),
+    );
+    const required = [
+      '@opentelemetry/instrumentation-http',
+      '@fastify/otel',
+      '@opentelemetry/instrumentation-pg',
+    ];
+    const missing = required.filter((scope) => !scopes.has(scope));
+    if (missing.length) throw new Error(`the bundle's POST trace lacks ${missing.join(', ')}`);
+    const spans = collector.spans.filter((s) => s.traceId === post.traceId).length;
+    return `${spans} spans in the POST's trace from ${required.join(', ')}; the user service's server span a child of the POST's client span`;
+  } finally {
+    await service?.stop();
+    await collector.close();
+  }
+}
+
+/**
+ * Issue 15 item 9: card-issue POST and GET by id with metrics and tracing on and off, in the
+ * same run, each configuration its own process from the production bundle on the same database,
+ * measured in alternating rounds (load.ts). Traces go to a local OTLP/HTTP collector that reads
+ * and discards them (a real one runs elsewhere; this one shares the cores).
+ */
+export async function overheadBench(
+  ctx: BenchContext,
+  cardDb: string,
+  scenarios: Scenario[],
+): Promise<OverheadResult> {
+  log('observability overhead: checking the bundle traces');
+  const verified = await verifyBundleTraces(ctx, cardDb);
+  log(`bundle traces: ${verified}`);
+  const sink = await startOtlpReceiver({ keep: false });
+  const targets: Running[] = [];
+  try {
+    for (const configuration of OVERHEAD_CONFIGURATIONS)
+      targets.push(
+        await startCardIssue(ctx, cardDb, {
+          DB_MIGRATIONS_RUN: 'false',
+          ...configuration.env(sink.url),
+        }),
+      );
+    const rows: OverheadRow[] = [];
+    const connections = 50;
+    for (const scenario of scenarios) {
+      const results = await measure(
+        ctx,
+        targets,
+        scenario,
+        connections,
+        'median',
+        overheadSettings(ctx.settings),
+      );
+      results.forEach((result, i) => {
+        const row: OverheadRow = {
+          scenario: scenario.name,
+          connections,
+          configuration: OVERHEAD_CONFIGURATIONS[i].name,
+          result,
+          cost: 1 - results[0].cpuMsPerRequest / result.cpuMsPerRequest,
+          extraCpuMs: result.cpuMsPerRequest - results[0].cpuMsPerRequest,
+          throughputLoss: 1 - result.rps / results[0].rps,
+        };
+        rows.push(row);
+        log(
+          `${row.scenario} c=${connections} ${row.configuration}: ${result.rps.toFixed(0)} req/s, ` +
+            `p99 ${result.p99.toFixed(1)} ms, ${result.cpuMsPerRequest.toFixed(2)} ms CPU per request, ` +
+            `cost ${(100 * row.cost).toFixed(1)} % (measured req/s ${(100 * row.throughputLoss).toFixed(1)} % lower)`,
+        );
+      });
+    }
+    return { rows, exports: sink.exports(), verified };
+  } finally {
+    for (const target of targets) await target.stop();
+    await sink.close();
+  }
+}
