@@ -1,7 +1,16 @@
 import { HttpResult, sendJson } from './support/http';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { queryValue } from './support/figures';
 import { ErrorShape, errorShapeProblem } from './support/shapes';
-import { createTestDatabase, sleep, TestDatabase, TestServiceProcess } from '@bank/shared/testing';
+import {
+  createTestDatabase,
+  figureDatabase,
+  FiguresTable,
+  formatMs,
+  sleep,
+  TestDatabase,
+  TestServiceProcess,
+} from '@bank/shared/testing';
 import { createUser, selfVirtual, spawnCardIssue } from '@bank/card-issue/testing';
 import { registration, spawnClientRegistration } from '@bank/client-registration/testing';
 
@@ -19,6 +28,10 @@ interface Outage {
   /** Words the message must contain: it names the database. */
   names: RegExp;
   spawn(databaseUrl: string): Promise<TestServiceProcess>;
+  /** What the failing requests are. */
+  sent: string;
+  /** The service's rows, comparable before and after (nothing may change during the outage). */
+  rowCounts(databaseUrl: string): Promise<string>;
   /** Requests that need the database, prepared while it is up. */
   prepare(url: string): Promise<((url: string) => Promise<HttpResult>)[]>;
 }
@@ -36,6 +49,12 @@ const OUTAGES: Outage[] = [
     service: 'card-issue',
     shape: 'card-issue',
     names: /database/i,
+    sent: 'GET/PATCH of a stored request',
+    rowCounts: (url) =>
+      queryValue(
+        url,
+        "SELECT (SELECT count(*) FROM card_issue_requests)::text || '/' || (SELECT count(*) FROM card_issue_status_history)::text",
+      ),
     spawn: (DATABASE_URL) => spawnCardIssue({ DATABASE_URL, ...QUIET_BACKGROUND, ...LOGGING }),
     prepare: async (url) => {
       const owner = await createUser(url);
@@ -52,6 +71,8 @@ const OUTAGES: Outage[] = [
     service: 'client-registration',
     shape: 'registration',
     names: /баз[аеы] данных/i,
+    sent: 'GET of a stored client / registrations',
+    rowCounts: (url) => queryValue(url, 'SELECT count(*)::text FROM clients'),
     spawn: (DATABASE_URL) => spawnClientRegistration({ DATABASE_URL, ...LOGGING }),
     prepare: async (url) => {
       const created = await sendJson(`${url}/api/clients`, 'POST', registration());
@@ -73,10 +94,8 @@ function nonAccessLines(output: string): string[] {
     .filter((line) => !/"msg":"request (completed|errored)"/.test(line));
 }
 
-const logged: Record<string, unknown>[] = [];
-afterAll(() =>
-  console.log('database outage: log lines per', FAILING_REQUESTS, 'failed requests', logged),
-);
+const figures = new FiguresTable('Database outage');
+afterAll(() => figures.print());
 
 describe.each(OUTAGES)('database outage: $service', (outage) => {
   let db: TestDatabase;
@@ -97,6 +116,7 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
   it('answers 503 with Retry-After naming the database, logs O(1) lines, and recovers', async () => {
     const url = child!.url;
     const requests = await outage.prepare(url);
+    const rowsBefore = await outage.rowCounts(db.url);
     const logBefore = child!.output().length;
 
     proxy.cut();
@@ -141,16 +161,80 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
       if (recovered.status !== 200) await sleep(200);
     }
     expect(recovered?.status).toBe(200);
-    logged.push({
-      service: outage.service,
-      db: db.kind,
-      answers: answers
-        .map((a) => a.status)
-        .join(',')
-        .replace(/^(503,)*503$/, `${FAILING_REQUESTS} x 503`),
-      logLines: lines.length,
-      counted,
-      recoveredMs: Date.now() - restoredAt,
+    const statuses = answers.map((a) => a.status);
+    figures.add({
+      scenario: `${outage.service}, database unreachable (log: ${lines.length} lines, ${counted} failures counted)`,
+      database: figureDatabase(db),
+      sent: `${FAILING_REQUESTS} ${outage.sent}`,
+      answered: statuses.every((status) => status === 503)
+        ? `${FAILING_REQUESTS} x 503 + Retry-After, error shape, naming the database`
+        : statuses.join(','),
+      stored: (await outage.rowCounts(db.url)) === rowsBefore ? 'nothing new' : 'changed',
+      lost: 0,
+      orphans: 0,
+      recovered: `first 200 ${formatMs(Date.now() - restoredAt)} after the database is back`,
+    });
+  }, 120_000);
+});
+
+/**
+ * A card request POSTed during the outage: its first database work is the user look-up in the
+ * reference user service (which shares the database), so the gateway sees the user service
+ * fail first. The answer must still name the database (issue 13, item 4).
+ */
+describe('database outage: card-issue POST', () => {
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let child: TestServiceProcess | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('robust_outage_card_post');
+    proxy = await startTcpProxy(db.url);
+    child = await spawnCardIssue({ DATABASE_URL: proxy.url, ...QUIET_BACKGROUND, ...LOGGING });
+  }, 120_000);
+  afterAll(async () => {
+    await child?.stop('SIGKILL');
+    await proxy?.close();
+    await db?.drop();
+  });
+
+  it('answers 503 naming the database, not the user service, and creates once it is back', async () => {
+    const url = child!.url;
+    const owner = await createUser(url);
+    proxy.cut();
+    for (let i = 0; i < 5; i++) {
+      const res = await sendJson(`${url}/api/v1/card-issue`, 'POST', selfVirtual(owner));
+      expect({
+        status: res.status,
+        retryAfter: /^\d+$/.test(res.headers['retry-after'] ?? ''),
+        problem: errorShapeProblem(res, 'card-issue'),
+      }).toEqual({ status: 503, retryAfter: true, problem: null });
+      expect((res.body as { message: string }).message).toMatch(/database/i);
+      expect((res.body as { message: string }).message).not.toMatch(/user service/i);
+    }
+    proxy.restore();
+    const restoredAt = Date.now();
+    let created: HttpResult | undefined;
+    for (let i = 0; i < 50 && created?.status !== 201; i++) {
+      created = await sendJson(`${url}/api/v1/card-issue`, 'POST', selfVirtual(owner));
+      if (created.status !== 201) await sleep(200);
+    }
+    expect(created?.status).toBe(201);
+    const requestId = (created!.body as { requestId: string }).requestId;
+    const stored = await queryValue<string>(
+      db.url,
+      'SELECT count(*)::text FROM card_issue_requests WHERE request_id = $1',
+      [requestId],
+    );
+    figures.add({
+      scenario: 'card-issue POST, database unreachable (the shared user service fails first)',
+      database: figureDatabase(db),
+      sent: '5 POSTs during, then POSTs until one is stored',
+      answered: '5 x 503 + Retry-After naming the database (not the user service), then 201',
+      stored: `${stored} request (the 201's)`,
+      lost: 1 - Number(stored),
+      orphans: 0,
+      recovered: `first 201 ${formatMs(Date.now() - restoredAt)} after the database is back`,
     });
   }, 120_000);
 });

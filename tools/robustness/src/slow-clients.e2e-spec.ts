@@ -2,8 +2,12 @@ import { createServer, Server } from 'node:http';
 import { HttpResult, sendJson } from './support/http';
 import { ErrorShape, errorShapeProblem } from './support/shapes';
 import { slowBodyClient } from './support/slow-client';
+import { queryValue } from './support/figures';
 import {
   createTestDatabase,
+  figureDatabase,
+  FiguresTable,
+  formatMs,
   RunningTestService,
   sleep,
   TestDatabase,
@@ -31,12 +35,12 @@ const REQUEST_TIMEOUT_MS = 1_500;
 /** The slow client would need 200 x 250 ms = 50 s to send its body. */
 const SLOW_BODY = { length: 200, intervalMs: 250 };
 
-const figures: Record<string, unknown>[] = [];
+const figures = new FiguresTable('Slow clients and shutdown');
 
 /** Resolves undefined after ms, without keeping Jest alive (the bound of a race). */
 const giveUpAfter = (ms: number) =>
   new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref());
-afterAll(() => console.log('slow clients', figures));
+afterAll(() => figures.print());
 
 interface Service {
   name: string;
@@ -84,11 +88,15 @@ describe.each(SERVICES)('slow clients: $name', (service) => {
     expect(res.headers.connection).toBe('close');
     // Still sending when it was answered: it was the timeout, not the end of the body.
     expect(client.sent()).toBeLessThan(SLOW_BODY.length - 1);
-    figures.push({
-      scenario: `${service.name}: body at 1 byte / ${SLOW_BODY.intervalMs} ms`,
-      answered: res.status,
-      afterMs: Date.now() - started,
-      timeoutMs: REQUEST_TIMEOUT_MS,
+    figures.add({
+      scenario: `${service.name}: body at 1 byte per ${SLOW_BODY.intervalMs} ms, HTTP_REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS}`,
+      database: figureDatabase(s.db),
+      sent: `1 request, ${client.sent()} of ${SLOW_BODY.length} body bytes`,
+      answered: `${res.status} in the error shape, Connection: close, after ${formatMs(Date.now() - started)}`,
+      stored: 'nothing',
+      lost: 0,
+      orphans: 0,
+      recovered: '- (health answered at once)',
     });
     // The service is fine.
     expect((await sendJson(`${s.url}/api/health`, 'GET', undefined)).status).toBe(200);
@@ -203,11 +211,22 @@ describe('slow clients: SIGTERM with a slow client connected (own processes)', (
       status: 503,
       problem: null,
     });
-    figures.push({
-      scenario: 'card-issue SIGTERM, slow client + request in flight',
-      exit,
-      elapsedMs,
-      slow: slow.status,
+    const requestId = ((await inFlight).body as { requestId: string }).requestId;
+    const stored = await queryValue<string>(
+      db!.url,
+      'SELECT count(*) FROM card_issue_requests WHERE request_id = $1',
+      [requestId],
+    );
+    figures.add({
+      scenario:
+        'card-issue SIGTERM, slow client + a POST in flight (user service answering after 1.5 s)',
+      database: figureDatabase(db!),
+      sent: '1 POST, 1 slow request',
+      answered: `POST 201; slow client ${slow.status} SHUTTING_DOWN`,
+      stored: `${stored} request (the POST's)`,
+      lost: 1 - Number(stored),
+      orphans: 0,
+      recovered: `process exited (${exit}) ${formatMs(elapsedMs)} after SIGTERM`,
     });
   }, 120_000);
 
@@ -239,12 +258,15 @@ describe('slow clients: SIGTERM with a slow client connected (own processes)', (
       problem: null,
     });
     expect(answer.headers['retry-after']).toMatch(/^\d+$/);
-    figures.push({
-      scenario: 'card-issue SIGTERM, request stuck in its handler',
-      exit,
-      elapsedMs,
-      deadlineMs: SHUTDOWN_TIMEOUT_MS,
-      stuck: answer.status,
+    figures.add({
+      scenario: `card-issue SIGTERM, a request stuck in its handler, SHUTDOWN_TIMEOUT_MS=${SHUTDOWN_TIMEOUT_MS}`,
+      database: figureDatabase(db!),
+      sent: '1 POST',
+      answered: `${answer.status} + Retry-After at the deadline`,
+      stored: 'nothing',
+      lost: 0,
+      orphans: 0,
+      recovered: `process exited (${exit}) ${formatMs(elapsedMs)} after SIGTERM`,
     });
   }, 120_000);
 
@@ -257,11 +279,15 @@ describe('slow clients: SIGTERM with a slow client connected (own processes)', (
       status: 503,
       problem: null,
     });
-    figures.push({
+    figures.add({
       scenario: 'client-registration SIGTERM, slow client',
-      exit,
-      elapsedMs,
-      slow: slow.status,
+      database: figureDatabase(db!),
+      sent: '1 slow request',
+      answered: `${slow.status} SHUTTING_DOWN`,
+      stored: 'nothing',
+      lost: 0,
+      orphans: 0,
+      recovered: `process exited (${exit}) ${formatMs(elapsedMs)} after SIGTERM`,
     });
   }, 120_000);
 });

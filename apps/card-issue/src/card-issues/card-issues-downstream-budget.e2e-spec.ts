@@ -1,5 +1,13 @@
 import request from 'supertest';
-import { createTestDatabase, RunningTestService, sleep, TestDatabase } from '@bank/shared/testing';
+import {
+  createTestDatabase,
+  figureDatabase,
+  FiguresTable,
+  formatMs,
+  RunningTestService,
+  sleep,
+  TestDatabase,
+} from '@bank/shared/testing';
 import { BACKGROUND_OFF, startCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
 import { json, StubServer } from '../../test/stub-server';
@@ -19,6 +27,24 @@ describe('card issue API with a failing user service: budget, Retry-After, break
   let stubUrl: string;
   let db: TestDatabase;
   const apps: RunningTestService[] = [];
+  const figures = new FiguresTable('Downstream budget, Retry-After, breaker');
+  /** Card requests stored, to show that no failed attempt stored one. */
+  const storedRequests = async (): Promise<number> =>
+    Number((await apps[0].dataSource.query('SELECT count(*) AS n FROM card_issue_requests'))[0].n);
+  const row = async (
+    scenario: string,
+    run: { sent: string; answered: string; storedBefore: number; recovered: string },
+  ) =>
+    figures.add({
+      scenario,
+      database: figureDatabase(db),
+      sent: run.sent,
+      answered: run.answered,
+      stored: `${(await storedRequests()) - run.storedBefore} request(s)`,
+      lost: 0,
+      orphans: 0,
+      recovered: run.recovered,
+    });
 
   const userHits = () => stub.hits.filter((hit) => hit.url.startsWith('/user-api/')).length;
   const healthy = () =>
@@ -45,6 +71,7 @@ describe('card issue API with a failing user service: budget, Retry-After, break
   });
 
   afterAll(async () => {
+    figures.print();
     for (const t of apps) await t.close();
     await stub.stop();
     await db?.drop();
@@ -59,6 +86,7 @@ describe('card issue API with a failing user service: budget, Retry-After, break
       DOWNSTREAM_BREAKER_FAILURES: '0',
     });
     stub.reset(() => undefined); // holds every request open
+    const before = await storedRequests();
     const started = Date.now();
     const res = await request(t.url).post(API).send(selfVirtual(OWNER));
     const elapsed = Date.now() - started;
@@ -68,6 +96,12 @@ describe('card issue API with a failing user service: budget, Retry-After, break
     // Without the budget: 3 attempts of 2 s each. With it, the answer beats even one timeout.
     expect(elapsed).toBeLessThan(timeoutMs);
     expect(userHits()).toBe(1);
+    await row('User service never answers; timeout 2 s, 2 retries, budget 500 ms', {
+      sent: '1 card request',
+      answered: `503 + Retry-After: ${res.headers['retry-after']} after ${formatMs(elapsed)} (6.5 s before the budget)`,
+      storedBefore: before,
+      recovered: 'as soon as the service answers',
+    });
   });
 
   it("honours the user service's Retry-After when it fits the budget", async () => {
@@ -83,9 +117,16 @@ describe('card issue API with a failing user service: budget, Retry-After, break
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end('{}');
       } else json(res, 200, { ...aUser(), id: OWNER });
     });
+    const before = await storedRequests();
     const res = await request(t.url).post(API).send(selfVirtual(OWNER));
     expect(res.status).toBe(201);
     expect(at).toHaveLength(2);
+    await row('User service 503 Retry-After: 1, then healthy; budget 5 s', {
+      sent: '1 card request',
+      answered: `${res.status}; second call ${formatMs(at[1] - at[0])} after the first`,
+      storedBefore: before,
+      recovered: 'the 1 s asked for',
+    });
     // Backoff alone would have retried after ~10-20 ms; the second call waited the second asked for.
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(950);
   });
@@ -99,10 +140,17 @@ describe('card issue API with a failing user service: budget, Retry-After, break
     stub.reset((_req, res) =>
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '30' }).end('{}'),
     );
+    const before = await storedRequests();
     const res = await request(t.url).post(API).send(selfVirtual(OWNER));
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('30');
     expect(userHits()).toBe(1);
+    await row('User service 503 Retry-After: 30; budget 2 s', {
+      sent: '1 card request',
+      answered: `503 + Retry-After: ${res.headers['retry-after']} at once, ${userHits()} call made`,
+      storedBefore: before,
+      recovered: 'the 30 s asked for, passed on',
+    });
   });
 
   it('the breaker opens after repeated failures (later calls never reach the service) and closes by itself once it is healthy', async () => {
@@ -115,6 +163,7 @@ describe('card issue API with a failing user service: budget, Retry-After, break
       DOWNSTREAM_BREAKER_OPEN_MS: String(cooldownMs),
     });
     stub.reset((_req, res) => json(res, 500, {}));
+    const before = await storedRequests();
     expect((await request(t.url).post(API).send(selfVirtual(OWNER))).status).toBe(503);
     expect(userHits()).toBe(3);
 
@@ -128,14 +177,22 @@ describe('card issue API with a failing user service: budget, Retry-After, break
 
     // The service recovers; after the cool-down one probe goes through and closes the breaker.
     healthy();
+    const healthyAt = Date.now();
     let answered = 0;
     for (let i = 0; i < 40 && answered !== 201; i++) {
       await sleep(100);
       answered = (await request(t.url).post(API).send(selfVirtual(OWNER))).status;
     }
     expect(answered).toBe(201);
+    const closedAfter = Date.now() - healthyAt;
     expect(userHits()).toBe(1);
     expect((await request(t.url).post(API).send(selfVirtual(OWNER))).status).toBe(201);
     expect(userHits()).toBe(2);
+    await row('User service answers 500; breaker 3 failures / 1 s open', {
+      sent: '1 + 5 while open + probes until 201 + 1',
+      answered: '503 (3 calls), then 5 x 503 + Retry-After: 1 with 0 calls, then 201',
+      storedBefore: before,
+      recovered: `first 201 ${formatMs(closedAfter)} after the service was healthy (the cool-down), closed by itself`,
+    });
   });
 });
