@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CardIssueExceptionFilter, configureHttpApp } from '@bank/shared/nest';
-import { documentReferenceServices } from './reference-services/reference-services.openapi';
+import { REFERENCE_SERVICE_DOCUMENTS } from './reference-services/reference-services.documents';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */
@@ -8,12 +8,24 @@ export function configureApp(app: NestFastifyApplication): void {
   configureHttpApp(app, {
     filter: new CardIssueExceptionFilter(app.get(Clock), app.get<string>(BUSINESS_TIME_ZONE)),
     swagger: {
-      title: 'Card issue service',
-      description:
-        'Accepts bank card issue requests (virtual or plastic; for oneself, a third party or nameless), ' +
-        'tracks their status and coordinates the user, branch and operation services.',
-      version: '2.0',
-      customize: documentReferenceServices,
+      documents: [
+        {
+          // The card issue API alone; each reference service has its own document.
+          prefix: '',
+          title: 'Card issue service',
+          description:
+            'Accepts bank card issue requests (virtual or plastic; for oneself, a third party or nameless), ' +
+            'tracks their status and coordinates the user, branch and operation services. The reference ' +
+            'services this deployment also serves have their own documents: {base_url}/user-api/docs, ' +
+            '/operation-api/docs, /operation-api-v2/docs and /branch-api/docs.',
+          version: '2.0',
+          tags: [
+            { name: 'card-issue', description: 'Card issue requests and their status' },
+            { name: 'health', description: 'Liveness of the service and its database' },
+          ],
+        },
+        ...REFERENCE_SERVICE_DOCUMENTS,
+      ],
     },
   });
 }

@@ -1,6 +1,7 @@
+import './tracing';
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { CoreModule, runService, validateEnvironment } from '@bank/shared/nest';
+import { CoreModule, maskCredentials, runService, validateEnvironment } from '@bank/shared/nest';
 import { AppModule } from './app.module';
 import { configureApp } from './configure-app';
 import { CardIssueEnvironment, SERVICE_NAME } from './config/environment.config';
@@ -19,7 +20,7 @@ if (isOutboxCommand(command)) {
       SERVICE_NAME,
     ),
   ).catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
+    console.error(maskCredentials(error instanceof Error ? error.message : String(error)));
     process.exit(1);
   });
 } else {

@@ -14,3 +14,5 @@ export { OutboxRepository } from '../src/outbox/outbox.repository';
 export { OutboxService } from '../src/outbox/outbox.service';
 // The SQL the repository runs, for the bench baseline that runs the same statements.
 export * from '../src/card-issues/card-issues.sql';
+// Its configuration class, which tools/deploy-check validates the Kubernetes configuration with.
+export { CardIssueEnvironment } from '../src/config/environment.config';

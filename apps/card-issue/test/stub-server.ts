@@ -11,6 +11,9 @@ export interface Hit {
   method: string;
   url: string;
   secret: string | undefined;
+  /** The X-Request-Id and W3C traceparent headers the caller sent. */
+  requestId: string | undefined;
+  traceparent: string | undefined;
   body: string;
   /** Client port of the connection the request came on. */
   port: number | undefined;
@@ -32,6 +35,8 @@ export class StubServer {
           method: req.method ?? '',
           url: req.url ?? '',
           secret: req.headers['x-secret'] as string | undefined,
+          requestId: req.headers['x-request-id'] as string | undefined,
+          traceparent: req.headers.traceparent as string | undefined,
           body,
           port: req.socket.remotePort,
         };

@@ -6,3 +6,5 @@
  */
 export * from './client-registration.harness';
 export * from './client-request.fixture';
+// Its configuration class, which tools/deploy-check validates the Kubernetes configuration with.
+export { ClientRegistrationEnvironment } from '../src/config/environment.config';

@@ -30,6 +30,8 @@ import {
   RequestIdParam,
 } from './dto/path-params.dto';
 import { CardIssueErrorBody } from '@bank/shared/nest';
+import { RequireScopes } from '@bank/shared/auth';
+import { CARD_ISSUE_SCOPES } from './card-issues.scopes';
 
 const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -40,6 +42,7 @@ export class CardIssuesController {
   constructor(private readonly cardIssues: CardIssuesService) {}
 
   @Post()
+  @RequireScopes(CARD_ISSUE_SCOPES.write)
   @HttpCode(201)
   @ApiOperation({
     summary: 'Request a card',
@@ -114,10 +117,17 @@ export class CardIssuesController {
   }
 
   @Get('client/:clientId')
+  @RequireScopes(CARD_ISSUE_SCOPES.read)
   @ApiOperation({ summary: 'Requests of a user, as card owner or card holder, newest first' })
   @ApiClientIdParam()
-  @ApiOkResponse({ type: [CardIssueRecordDto] })
-  @ApiBadRequestResponse({ type: CardIssueErrorBody })
+  @ApiOkResponse({
+    type: [CardIssueRecordDto],
+    description: 'The page of records (empty when the user has none), newest first',
+  })
+  @ApiBadRequestResponse({
+    type: CardIssueErrorBody,
+    description: 'Malformed user id, or limit / offset not a decimal integer in its range',
+  })
   listByClient(
     @ClientIdParam() clientId: string,
     @Query() query: ListByClientQueryDto,
@@ -126,9 +136,10 @@ export class CardIssuesController {
   }
 
   @Get(':id')
+  @RequireScopes(CARD_ISSUE_SCOPES.read)
   @ApiOperation({ summary: 'A stored request with its status history' })
   @ApiRequestIdParam()
-  @ApiOkResponse({ type: CardIssueRecordDto })
+  @ApiOkResponse({ type: CardIssueRecordDto, description: 'The request with its status history' })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed request id' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No request with this id' })
   get(@RequestIdParam() id: string): Promise<CardIssueRecordDto> {
@@ -136,15 +147,16 @@ export class CardIssuesController {
   }
 
   @Patch(':id/status')
+  @RequireScopes(CARD_ISSUE_SCOPES.status)
   @ApiOperation({
     summary: 'Change the status of a request',
     description:
       'Any status to any status, except READY only for VIRTUAL and PLASTIC_READY only for PLASTIC (409).',
   })
   @ApiRequestIdParam()
-  @ApiOkResponse({ type: CardIssueResponseDto })
+  @ApiOkResponse({ type: CardIssueResponseDto, description: 'The request with its new status' })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Invalid status or request id' })
-  @ApiNotFoundResponse({ type: CardIssueErrorBody })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No request with this id' })
   @ApiConflictResponse({
     type: CardIssueErrorBody,
     description: 'Status not allowed for the form factor',

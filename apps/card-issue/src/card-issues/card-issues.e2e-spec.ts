@@ -334,6 +334,87 @@ describe('card issue API (e2e)', () => {
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.errors)).toContain('request.cardHolder.nameless');
     });
+
+    // A third party's passport follows the date rules of registration; names the shared name rule.
+    const HOLDER = 'request.cardHolder.user';
+    it.each([
+      [
+        'a birth date in the future',
+        { birthDate: '24-11-2026' },
+        [`${HOLDER}.passportData.birthDate`, `${HOLDER}.passportData.issueDate`],
+      ],
+      [
+        'a birth date before 01-01-1900',
+        { birthDate: '31-12-1899' },
+        [`${HOLDER}.passportData.birthDate`],
+      ],
+      [
+        'an issue date in the future',
+        { issueDate: '24-11-2026' },
+        [`${HOLDER}.passportData.issueDate`],
+      ],
+      [
+        'an issue date before birth',
+        { birthDate: '15-03-1990', issueDate: '14-03-1990' },
+        [`${HOLDER}.passportData.issueDate`],
+      ],
+    ])('refuses a third-party holder with %s, storing nothing', async (_name, dates, paths) => {
+      const before = await countRequests();
+      const holder = aUser();
+      Object.assign(holder.passportData, dates);
+      const res = await post(selfVirtual(owner, { cardHolder: { nameless: false, user: holder } }));
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.errors).sort()).toEqual([...paths].sort());
+      expect(await countRequests()).toBe(before);
+    });
+
+    it.each([
+      [
+        'cardHolder.embossedName',
+        { cardHolder: { userId: 'X00001', nameless: false, embossedName: '   ' } },
+      ],
+      [
+        'cardHolder.embossedName',
+        { cardHolder: { userId: 'X00001', nameless: false, embossedName: 'IVAN\tP' } },
+      ],
+      [
+        'cardHolder.user.firstName',
+        { cardHolder: { nameless: false, user: aUser({ firstName: ' \u3000' }) } },
+      ],
+      [
+        'cardHolder.user.lastName',
+        { cardHolder: { nameless: false, user: aUser({ lastName: 'Ivanov\u001b[2J' }) } },
+      ],
+    ])('refuses a blank or control-character name at %s', async (path, overrides) => {
+      const res = await post(selfVirtual(owner, overrides));
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.errors)).toEqual([`request.${path}`]);
+    });
+
+    it.each(['firstName', 'lastName'])(
+      'refuses a courier recipient whose %s is blank or holds a control character',
+      async (field) => {
+        for (const value of ['  ', 'Oleg\u0007']) {
+          const delivery = {
+            courier: courier({
+              recipient: {
+                user: {
+                  firstName: 'Oleg',
+                  lastName: 'Sidorov',
+                  contactInfo: { phone: '79031112233' },
+                  [field]: value,
+                },
+              },
+            }),
+          };
+          const res = await post(selfPlastic(owner, delivery));
+          expect(res.status).toBe(400);
+          expect(Object.keys(res.body.errors)).toEqual([
+            `request.delivery.courier.recipient.user.${field}`,
+          ]);
+        }
+      },
+    );
   });
 
   describe('GET', () => {
@@ -373,10 +454,41 @@ describe('card issue API (e2e)', () => {
       expect(asHolder.body[0].history).toHaveLength(1);
     });
 
-    it.each(['limit=0', 'limit=1001', 'limit=abc', 'offset=-1'])('refuses %s', async (query) => {
+    it.each([
+      'limit=0',
+      'limit=1001',
+      'limit=abc',
+      'offset=-1',
+      'limit=0x10',
+      'limit=+5',
+      'limit=1e3',
+      'limit=5.0',
+      'limit=%205',
+      'limit=05',
+      'limit=',
+      'limit=1&limit=2',
+      'offset=1e20',
+      'offset=99999999999999999999',
+      'offset=9223372036854775808',
+      'offset=1000001',
+      'offset=0x10',
+    ])('refuses %s with a 400 naming the range', async (query) => {
       const res = await request(t.url).get(`${API}/client/${owner}?${query}`);
       expect(res.status).toBe(400);
+      const [name] = query.split('=');
+      expect(res.body.errors).toEqual({
+        [name]: expect.stringMatching(/^must be an integer from \d+ to \d+ in decimal digits$/),
+      });
     });
+
+    it.each(['limit=1&offset=1000000', 'limit=1000&offset=0', 'offset=7'])(
+      'takes %s at the edges of the range',
+      async (query) => {
+        const res = await request(t.url).get(`${API}/client/${owner}?${query}`);
+        expect(res.status).toBe(200);
+        expect(Array.isArray(res.body)).toBe(true);
+      },
+    );
 
     it('refuses a malformed client id', async () => {
       expect((await request(t.url).get(`${API}/client/abc`)).status).toBe(400);

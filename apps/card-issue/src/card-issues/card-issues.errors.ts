@@ -40,6 +40,21 @@ export class DownstreamUnavailableError extends DomainError {
   }
 }
 
+/**
+ * The holder user an earlier attempt of this request created is being deleted as abandoned
+ * (HolderSweeper); the retry after Retry-After creates it anew.
+ */
+export class HolderCleanupInProgressError extends DomainError {
+  readonly code = 'HOLDER_CLEANUP_IN_PROGRESS';
+  readonly httpStatus = 503;
+
+  constructor() {
+    super(
+      'The card holder created by an earlier attempt of this request is being cleaned up; nothing was stored, retry later',
+    );
+  }
+}
+
 export class RequestIdsExhaustedError extends DomainError {
   readonly code = 'REQUEST_IDS_EXHAUSTED';
   readonly httpStatus = 503;

@@ -4,7 +4,9 @@ import { OutboxModule } from '../outbox/outbox.module';
 import { CardIssueRequestPipe } from './card-issue-request.pipe';
 import { CardIssuesStorageModule } from './card-issues-storage.module';
 import { CardIssuesController } from './card-issues.controller';
+import { SchedulerMetrics } from './scheduler.metrics';
 import { CardIssuesScheduler } from './card-issues.scheduler';
+import { HolderSweeper } from './holder-sweeper.service';
 import { CardIssuesService } from './card-issues.service';
 import { IdempotencyService } from './idempotency.service';
 import { StatusMovesService } from './status-moves.service';
@@ -18,6 +20,8 @@ import { StatusMovesService } from './status-moves.service';
     CardIssueRequestPipe,
     StatusMovesService,
     CardIssuesScheduler,
+    HolderSweeper,
+    SchedulerMetrics,
   ],
   exports: [CardIssuesStorageModule, StatusMovesService],
 })

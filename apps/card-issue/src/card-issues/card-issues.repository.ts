@@ -2,15 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PG_SEQUENCE_LIMIT_EXCEEDED, postgresError, readQuery } from '@bank/shared/database';
+import { correlationHeaders } from '@bank/shared/tracing';
 import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status.model';
 import {
   APPLY_STATUS_CHANGE_SQL,
+  CLAIM_ABANDONED_HOLDER_SQL,
+  CLAIM_HOLDER_CREATION_SQL,
+  FORGET_HOLDER_CREATION_SQL,
+  HOLDER_REFERENCED_SQL,
+  RENEW_HOLDER_SWEEP_SQL,
   INSERT_CARD_ISSUE_SQL,
   LOCK_CARD_ISSUE_SQL,
   MOVE_DUE_BATCH_SQL,
   RECORD_OPERATION_ID_SQL,
   SELECT_CARD_ISSUES_BY_CLIENT_SQL,
   SELECT_CARD_ISSUE_BY_ID_SQL,
+  SELECT_DUE_BACKLOG_SQL,
   SELECT_OPERATION_IDS_SQL,
 } from './card-issues.sql';
 
@@ -20,6 +27,8 @@ export interface NewCardIssueRow {
   failureReason: string | null;
   cardOwner: string;
   holderUserId: string | null;
+  /** The key the holder was created with in the user service (claimHolderCreation), if one was. */
+  holderCreationKey: string | null;
   formFactor: FormFactor;
   cardHolder: object;
   options: object | null;
@@ -29,6 +38,15 @@ export interface NewCardIssueRow {
 
 export function isSequenceExhausted(error: unknown): boolean {
   return postgresError(error)?.code === PG_SEQUENCE_LIMIT_EXCEEDED;
+}
+
+/**
+ * The trace context and request id of the change being stored (JSON text, null outside a
+ * request with tracing off), for the outbox message it writes: its delivery continues the trace.
+ */
+function traceContextOfChange(): string | null {
+  const headers = correlationHeaders();
+  return Object.keys(headers).length ? JSON.stringify(headers) : null;
 }
 
 /** A request with its status history, as the GET endpoints read it. Instants in epoch ms. */
@@ -93,6 +111,8 @@ export class CardIssuesRepository {
       row.options ? JSON.stringify(row.options) : null,
       row.delivery ? JSON.stringify(row.delivery) : null,
       row.now,
+      traceContextOfChange(),
+      row.holderCreationKey,
     ]);
     return rows[0].requestId;
   }
@@ -117,6 +137,11 @@ export class CardIssuesRepository {
       limit,
       offset,
     ]);
+  }
+
+  /** Throws the database's error when it is out of reach. */
+  async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
   }
 
   /** Runs work in a transaction; everything inside must use the given manager. */
@@ -150,6 +175,7 @@ export class CardIssuesRepository {
       sequence,
       now,
       source,
+      traceContextOfChange(),
     ]);
     return { ...request, status, failureReason, statusSequence: sequence };
   }
@@ -169,6 +195,18 @@ export class CardIssuesRepository {
     return moved.length;
   }
 
+  /** The scheduler's due backlog (SELECT_DUE_BACKLOG_SQL), each kind counted up to `cap`. */
+  async dueBacklog(
+    batch: Omit<DueBatch, 'limit'>,
+    cap: number,
+  ): Promise<{ due: number; oldestDueSeconds: number }> {
+    const [row] = await this.dataSource.query<{ due: number; oldestDueSeconds: number }[]>(
+      SELECT_DUE_BACKLOG_SQL,
+      [batch.createdBefore, batch.processingBefore, cap],
+    );
+    return row;
+  }
+
   /** The operation ids recorded for these requests (null while their operation is not created). */
   async operationIdsOf(requestIds: string[]): Promise<Map<string, string | null>> {
     const rows = await this.dataSource.query<{ requestId: string; operationId: string | null }[]>(
@@ -185,5 +223,51 @@ export class CardIssuesRepository {
     operationId: string,
   ): Promise<void> {
     await manager.query(RECORD_OPERATION_ID_SQL, [requestId, operationId]);
+  }
+
+  /**
+   * Notes that a third-party holder is about to be created with `key` (stored with the request
+   * by insert); false while the sweeper is deleting what an earlier attempt with that key created.
+   */
+  async claimHolderCreation(key: string, holder: object): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(CLAIM_HOLDER_CREATION_SQL, [
+      key,
+      JSON.stringify(holder),
+    ]);
+    return rows.length > 0;
+  }
+
+  /** The oldest holder creation abandoned for `abandonedMs`, leased to `sweeper` for `leaseMs`. */
+  async claimAbandonedHolder(
+    abandonedMs: number,
+    leaseMs: number,
+    sweeper: string,
+  ): Promise<{ key: string; holder: Record<string, unknown> } | null> {
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [rows] = await this.dataSource.query<
+      [{ key: string; holder: Record<string, unknown> }[], number]
+    >(CLAIM_ABANDONED_HOLDER_SQL, [abandonedMs, leaseMs, sweeper]);
+    return rows[0] ?? null;
+  }
+
+  /** Whether `sweeper` still holds `key`, for another `leaseMs`. */
+  async renewHolderSweep(key: string, sweeper: string, leaseMs: number): Promise<boolean> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(RENEW_HOLDER_SWEEP_SQL, [
+      key,
+      sweeper,
+      leaseMs,
+    ]);
+    return rows.length > 0;
+  }
+
+  async isHolderReferenced(userId: string): Promise<boolean> {
+    const rows = await this.dataSource.query<{ referenced: boolean }[]>(HOLDER_REFERENCED_SQL, [
+      userId,
+    ]);
+    return rows[0].referenced;
+  }
+
+  async forgetHolderCreation(key: string, sweeper: string): Promise<void> {
+    await this.dataSource.query(FORGET_HOLDER_CREATION_SQL, [key, sweeper]);
   }
 }

@@ -9,16 +9,18 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment.config';
 import { OutboxService } from '../outbox/outbox.service';
+import { HolderSweeper } from './holder-sweeper.service';
 import { IdempotencyService } from './idempotency.service';
 import { StatusMovesService } from './status-moves.service';
+import { SchedulerMetrics } from './scheduler.metrics';
 
 const MOVES = 'card-issue-status-moves';
 const CLEANUP = 'card-issue-idempotency-cleanup';
 const HOUR = 3_600_000;
 
 /**
- * Timed entry points only: status moves every SCHEDULER_TICK_MS, expired idempotency keys
- * every hour. Ticks never overlap; on shutdown no tick starts and the one in flight ends.
+ * Timed entry points only: status moves every SCHEDULER_TICK_MS; every hour, expired
+ * idempotency keys and abandoned third-party holders. Ticks never overlap; on shutdown no tick starts and the one in flight ends.
  */
 @Injectable()
 export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -31,7 +33,9 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
     private readonly moves: StatusMovesService,
     private readonly outbox: OutboxService,
     private readonly idempotency: IdempotencyService,
+    private readonly holders: HolderSweeper,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
+    private readonly metrics: SchedulerMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -52,7 +56,14 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
   /** One round of automatic moves; skipped while the previous one still runs. */
   tick(): void {
     this.run(async () => {
-      const moved = await this.moves.moveDue();
+      let moved: number;
+      try {
+        moved = await this.moves.moveDue();
+      } catch (error) {
+        this.metrics.tickFailed();
+        throw error;
+      }
+      this.metrics.tickDone(moved);
       if (moved > 0) {
         this.logger.debug({ moved }, 'Moved card issue requests');
         this.outbox.kick();
@@ -70,6 +81,7 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
   private async cleanup(): Promise<void> {
     const removed = await this.idempotency.purgeExpired();
     if (removed) this.logger.log({ removed }, 'Removed expired idempotency keys');
+    await this.holders.sweep();
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -57,8 +57,13 @@ class FakeBranches implements Pick<BranchesClient, 'getBranch'> {
   }
 }
 
-class FakeRepository implements Pick<CardIssuesRepository, 'insert' | 'transaction'> {
+class FakeRepository implements Pick<
+  CardIssuesRepository,
+  'insert' | 'transaction' | 'claimHolderCreation' | 'ping'
+> {
   readonly rows: NewCardIssueRow[] = [];
+  /** Keys of the holder creations claimed (the sweeper's side is tested end to end). */
+  readonly claimedHolders: string[] = [];
   /** Rows inserted inside transaction(), as the key's response must commit with them. */
   inTransaction = 0;
 
@@ -70,6 +75,18 @@ class FakeRepository implements Pick<CardIssuesRepository, 'insert' | 'transacti
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return work({} as EntityManager);
+  }
+
+  /** The database is reachable unless a test says otherwise. */
+  databaseDown: Error | null = null;
+
+  ping(): Promise<void> {
+    return this.databaseDown ? Promise.reject(this.databaseDown) : Promise.resolve();
+  }
+
+  claimHolderCreation(key: string): Promise<boolean> {
+    this.claimedHolders.push(key);
+    return Promise.resolve(true);
   }
 }
 
@@ -254,12 +271,29 @@ describe('CardIssuesService.create', () => {
     expect(kicks).toBe(0);
   });
 
+  it('names the database, not the service, when its own database is out of reach too', async () => {
+    users.unavailable.add(OWNER);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    repository.databaseDown = refused;
+    await expect(service.create(everyReference())).rejects.toBe(refused);
+    repository.databaseDown = null;
+    await expect(service.create(everyReference())).rejects.toBeInstanceOf(
+      DownstreamUnavailableError,
+    );
+    expect(repository.rows).toEqual([]);
+  });
+
   describe('a third-party holder', () => {
     it('is created when nothing failed, and the request stores its new id', async () => {
       const { response } = await created(forThirdParty());
       expect(response.status).toBe('CREATED');
       expect(users.created).toEqual([thirdParty]);
       expect(repository.rows[0].holderUserId).toBe(NEW_HOLDER);
+      // Claimed before the create, and released by the same insert that stores the request.
+      expect(repository.claimedHolders).toEqual([repository.rows[0].holderCreationKey]);
+      expect(repository.rows[0].holderCreationKey).toMatch(/^card-issue-holder-[0-9a-f]{64}$/);
       expect(repository.rows[0].cardHolder).toEqual({
         nameless: false,
         user: thirdParty,
@@ -271,7 +305,9 @@ describe('CardIssuesService.create', () => {
       users.missing.add(OWNER);
       expect(await failureOf(forThirdParty())).toBe(`User ${OWNER} does not exist`);
       expect(users.created).toEqual([]);
+      expect(repository.claimedHolders).toEqual([]);
       expect(repository.rows[0].holderUserId).toBeNull();
+      expect(repository.rows[0].holderCreationKey).toBeNull();
     });
 
     it("fails the request with the user service's message when it refuses the holder", async () => {
@@ -280,6 +316,8 @@ describe('CardIssuesService.create', () => {
         'The card holder could not be created in the user service: Passport 4510 123456 is taken',
       );
       expect(repository.rows[0]).toMatchObject({ status: 'FAILED', holderUserId: null });
+      // The refused creation is settled with the FAILED request, so nothing is left to sweep.
+      expect(repository.rows[0].holderCreationKey).toBe(repository.claimedHolders[0]);
       expect(repository.rows[0].cardHolder).not.toHaveProperty('userId');
     });
 

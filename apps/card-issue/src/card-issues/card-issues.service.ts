@@ -19,6 +19,7 @@ import {
 import {
   CardIssueNotFoundError,
   DownstreamUnavailableError,
+  HolderCleanupInProgressError,
   IdempotencyKeyInProgressError,
   IdempotencyKeyReusedError,
   RequestIdsExhaustedError,
@@ -74,15 +75,23 @@ export class CardIssuesService {
   /**
    * One downstream time budget for everything this request asks of other services; the
    * outbox is kicked outside it, so its delivery does not inherit this request's deadline.
+   * A downstream service that is unavailable while our own database is out of reach too is
+   * reported as the database outage it most likely is (the reference services share it), not
+   * as the service's: the database's error goes instead.
    */
   private async run(
     dto: CardIssueRequestDto,
     idempotencyKey: string | null,
     lease: IdempotencyLease | null,
   ): Promise<string> {
-    const body = await this.budget.run(() => this.process(dto, idempotencyKey, lease));
-    this.outbox.kick();
-    return body;
+    try {
+      const body = await this.budget.run(() => this.process(dto, idempotencyKey, lease));
+      this.outbox.kick();
+      return body;
+    } catch (error) {
+      if (error instanceof DownstreamUnavailableError) await this.repository.ping();
+      throw error;
+    }
   }
 
   /**
@@ -103,17 +112,19 @@ export class CardIssuesService {
     };
     // A third party is created only for a request that will be stored as CREATED.
     const thirdParty = request.cardHolder.user;
+    let creationKey: string | null = null;
     if (!failureReason && thirdParty) {
+      creationKey = holderCreationKey(request.cardOwner, thirdParty, idempotencyKey);
       const created = await this.createThirdPartyHolder(
         request.cardHolder,
         thirdParty,
-        holderCreationKey(request.cardOwner, thirdParty, idempotencyKey),
+        creationKey,
       );
       if ('failureReason' in created) failureReason = created.failureReason;
       else holder = created;
     }
     const status: CardIssueStatus = failureReason ? 'FAILED' : 'CREATED';
-    return this.store(request, holder, status, failureReason, lease);
+    return this.store(request, { ...holder, creationKey }, status, failureReason, lease);
   }
 
   /**
@@ -148,6 +159,10 @@ export class CardIssuesService {
     user: CreateUserDto,
     key: string,
   ): Promise<StoredHolder | { failureReason: string }> {
+    // Noted first, so a user whose request is never stored is found and deleted (HolderSweeper).
+    if (!(await this.repository.claimHolderCreation(key, user))) {
+      throw new HolderCleanupInProgressError();
+    }
     const created = await this.users.createUser(user, key);
     this.throwIfUnavailable(created);
     if (created.kind === 'ok') {
@@ -167,7 +182,7 @@ export class CardIssuesService {
    */
   private async store(
     request: CardIssueRequestBodyDto,
-    holder: StoredHolder,
+    holder: StoredHolder & { creationKey: string | null },
     status: CardIssueStatus,
     failureReason: string | null,
     lease: IdempotencyLease | null,
@@ -180,6 +195,7 @@ export class CardIssuesService {
       failureReason,
       cardOwner: request.cardOwner,
       holderUserId: holder.holderUserId,
+      holderCreationKey: holder.creationKey,
       formFactor: request.formFactor,
       cardHolder: holder.cardHolder,
       options: request.options ?? null,

@@ -17,8 +17,16 @@ import type { OutboxMessageType } from '../outbox/outbox-message.model';
  *   holderUserId, formFactor, status, sequence: 1};
  * - 'operation.status' (APPLY_STATUS_CHANGE_SQL, MOVE_DUE_BATCH_SQL): OperationStatusPayload,
  *   {requestId, status, sequence}.
+ *
+ * `traceContext` is the SQL of the message's trace_context (CorrelationHeaders as jsonb, or NULL):
+ * the trace and request id of the change, so the delivery continues that request's trace.
  */
-function insertOutboxMessage(type: OutboxMessageType, payload: string, source: string): string {
+function insertOutboxMessage(
+  type: OutboxMessageType,
+  payload: string,
+  source: string,
+  traceContext: string,
+): string {
   // A status is due no earlier than its request's create (retrying, or DEAD: 'infinity'), since
   // it cannot go before it; so the outbox's due index holds only messages that can go.
   const due =
@@ -26,8 +34,8 @@ function insertOutboxMessage(type: OutboxMessageType, payload: string, source: s
       ? 'now()'
       : `greatest(now(), (SELECT max(c.next_attempt_at) FROM outbox_messages c
           WHERE c.request_id = src.request_id AND c.state IN ('PENDING','DEAD') AND c.type = 'operation.create'))`;
-  return `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
-   SELECT request_id, '${type}', ${payload}, ${due}, now()
+  return `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at, trace_context)
+   SELECT request_id, '${type}', ${payload}, ${due}, now(), ${traceContext}
    FROM ${source} src`;
 }
 
@@ -49,7 +57,9 @@ function supersedeOlderStatuses(source: string): string {
 /**
  * Stores a new request in one statement: the request with its id generated from the day's
  * sequence ($1 = ddMMyyyy), its first history entry and the outbox message that creates its
- * operation. (The response of an Idempotency-Key is stored in the same transaction by
+ * operation ($11 = the request's CorrelationHeaders as JSON text, or null); a third-party holder
+ * created for it ($12, its creation key, else null) is no longer pending
+ * (CLAIM_HOLDER_CREATION_SQL). (The response of an Idempotency-Key is stored in the same transaction by
  * @bank/shared/idempotency, as the exact text sent.)
  */
 export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
@@ -59,6 +69,8 @@ export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
            lpad(card_issue_next_request_number($1::text)::text, ${REQUEST_ID_NUMBER_DIGITS}, '0'),
            $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::jsonb, 1, $10::timestamptz, $10::timestamptz)
    RETURNING request_id
+ ), holder_created AS (
+   DELETE FROM card_issue_holder_creations WHERE idempotency_key = $12::text
  ), history AS (
    INSERT INTO card_issue_status_history (request_id, status, source, at)
    SELECT request_id, $2::text, 'api', $10::timestamptz FROM req
@@ -68,6 +80,7 @@ export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
      `jsonb_build_object('requestId', request_id, 'cardOwner', $4::text, 'holderUserId', $5::text,
                          'formFactor', $6::text, 'status', $2::text, 'sequence', 1)`,
      'req',
+     '$11::jsonb',
    )}
  )
  SELECT request_id AS "requestId" FROM req`;
@@ -118,7 +131,8 @@ export const LOCK_CARD_ISSUE_SQL = `SELECT request_id AS "requestId", status, fa
 /**
  * A status change of one locked request: the row, a history entry and the outbox message
  * that mirrors it (superseding the older statuses still waiting). $1 = request id, $2 = status, $3 = failure reason, $4 = new status
- * sequence, $5 = instant, $6 = source (api | scheduler).
+ * sequence, $5 = instant, $6 = source (api | scheduler), $7 = the CorrelationHeaders of the change as
+ * JSON text, or null.
  */
 export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
    UPDATE card_issue_requests SET status = $2, failure_reason = $3, status_sequence = $4, updated_at = $5
@@ -132,6 +146,7 @@ export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
    'operation.status',
    `jsonb_build_object('requestId', request_id, 'status', $2::text, 'sequence', $4::int)`,
    'upd',
+   '$7::jsonb',
  )}`;
 
 /**
@@ -180,6 +195,8 @@ export const MOVE_DUE_BATCH_SQL = `WITH due_created AS (
    'operation.status',
    `jsonb_build_object('requestId', request_id, 'status', status, 'sequence', status_sequence)`,
    'moved',
+   // A move of the scheduler's is no request's: its delivery starts a trace of its own.
+   'NULL',
  )}
  RETURNING request_id`;
 
@@ -192,3 +209,61 @@ export const SELECT_OPERATION_IDS_SQL = `SELECT request_id AS "requestId", opera
 
 /** Records the id the operation service gave request $1: $2. */
 export const RECORD_OPERATION_ID_SQL = `UPDATE card_issue_requests SET operation_id = $2 WHERE request_id = $1`;
+
+/**
+ * Third-party holders on their way to the user service (card_issue_holder_creations; docs/
+ * decisions.md). Claimed before the user is created ($1 key, $2 holder as sent), unless the
+ * sweeper holds the key: then no row comes back. A sweeper whose lease ran out loses the key
+ * (its renewal finds it gone). The database's clock dates the claim, the clock the sweeper (on
+ * any replica) compares it with.
+ */
+export const CLAIM_HOLDER_CREATION_SQL = `INSERT INTO card_issue_holder_creations AS h (idempotency_key, holder, touched_at)
+ VALUES ($1::text, $2::jsonb, clock_timestamp())
+ ON CONFLICT (idempotency_key) DO UPDATE SET touched_at = clock_timestamp(), sweep_until = NULL, swept_by = NULL
+   WHERE h.sweep_until IS NULL OR h.sweep_until < clock_timestamp()
+ RETURNING idempotency_key`;
+
+/**
+ * The sweeper ($3, a random id) takes the oldest creation left for $1 ms without its request
+ * stored, for $2 ms (a lease: a sweeper that dies gives it up); SKIP LOCKED keeps two replicas
+ * off one row.
+ */
+export const CLAIM_ABANDONED_HOLDER_SQL = `UPDATE card_issue_holder_creations h
+ SET sweep_until = clock_timestamp() + $2 * interval '1 millisecond', swept_by = $3::uuid
+ WHERE h.idempotency_key = (
+   SELECT c.idempotency_key FROM card_issue_holder_creations c
+   WHERE c.touched_at < clock_timestamp() - $1 * interval '1 millisecond'
+     AND (c.sweep_until IS NULL OR c.sweep_until < clock_timestamp())
+   ORDER BY c.touched_at
+   LIMIT 1
+   FOR UPDATE SKIP LOCKED)
+ RETURNING h.idempotency_key AS "key", h.holder`;
+
+/** Whether any stored request has user $1 as its holder (ix_card_issue_requests_holder). */
+export const HOLDER_REFERENCED_SQL = `SELECT EXISTS (SELECT 1 FROM card_issue_requests WHERE holder_user_id = $1) AS referenced`;
+
+/** Sweeper $2 is done with key $1, if the row is still its own (not taken over after its lease). */
+export const FORGET_HOLDER_CREATION_SQL = `DELETE FROM card_issue_holder_creations
+ WHERE idempotency_key = $1 AND swept_by = $2::uuid`;
+
+/** Sweeper $2 renews its lease on key $1 for $3 ms; no row: another sweeper took it over. */
+export const RENEW_HOLDER_SWEEP_SQL = `UPDATE card_issue_holder_creations
+ SET sweep_until = clock_timestamp() + $3 * interval '1 millisecond'
+ WHERE idempotency_key = $1 AND swept_by = $2::uuid RETURNING idempotency_key`;
+
+/**
+ * The scheduler's backlog for the metrics (read at scrape time, not per request): how many
+ * requests are due ($1 = CREATED at or before this are due, $2 = PROCESSING at or before this,
+ * each kind counted up to $3) and how long the oldest has been due, in seconds (0: none).
+ * Range scans of the status index, each stopping at $3 rows; the oldest of each kind is the
+ * index's first entry.
+ */
+export const SELECT_DUE_BACKLOG_SQL = `SELECT
+   ((SELECT count(*) FROM (SELECT 1 FROM card_issue_requests
+      WHERE status = 'CREATED' AND updated_at <= $1 LIMIT $3) c)
+    + (SELECT count(*) FROM (SELECT 1 FROM card_issue_requests
+      WHERE status = 'PROCESSING' AND updated_at <= $2 LIMIT $3) p))::int AS due,
+   greatest(0,
+     extract(epoch FROM $1::timestamptz - (SELECT min(updated_at) FROM card_issue_requests WHERE status = 'CREATED')),
+     extract(epoch FROM $2::timestamptz - (SELECT min(updated_at) FROM card_issue_requests WHERE status = 'PROCESSING'))
+   )::float8 AS "oldestDueSeconds"`;

@@ -15,12 +15,47 @@ describe('CardIssueEnvironment', () => {
     );
   });
 
-  it('takes X_SECRET in production', () => {
+  it('takes an X_SECRET of 32 characters or more in production', () => {
+    const secret = 'a'.repeat(31) + 'Z';
     const env = validateEnvironment(CardIssueEnvironment, {
       NODE_ENV: 'production',
-      X_SECRET: 's3cret',
+      DATABASE_URL: 'postgres://card_issue@db:5432/card_issue',
+      X_SECRET: secret,
+      AUTH_MODE: 'none',
     });
-    expect(xSecretOf(env)).toBe('s3cret');
+    expect(xSecretOf(env)).toBe(secret);
+  });
+
+  it.each([
+    ['shorter than 32 characters', 's3cret-Zq9', /X_SECRET must be at least 32 characters/],
+    ['the development default', DEV_X_SECRET, /X_SECRET must not be the development default/],
+    [
+      'surrounded by whitespace',
+      ` ${'k'.repeat(40)}\n`,
+      /X_SECRET must not begin or end with whitespace/,
+    ],
+  ])(
+    'refuses a production X_SECRET %s, naming the rule but not the value',
+    (_name, secret, rule) => {
+      let message = '';
+      try {
+        validateEnvironment(CardIssueEnvironment, {
+          NODE_ENV: 'production',
+          DATABASE_URL: 'postgres://card_issue@db:5432/card_issue',
+          X_SECRET: secret,
+        });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(rule);
+      expect(message).toMatch(/^Invalid configuration:\n {2}X_SECRET: /);
+      expect(message).not.toContain(secret.trim());
+    },
+  );
+
+  it.each(['development', 'test'])('takes any X_SECRET with NODE_ENV=%s', (NODE_ENV) => {
+    const env = validateEnvironment(CardIssueEnvironment, { NODE_ENV, X_SECRET: 'short' });
+    expect(xSecretOf(env)).toBe('short');
   });
 
   it.each(['development', 'test'])(
@@ -56,5 +91,16 @@ describe('CardIssueEnvironment', () => {
       OPERATION_API_URL: 'http://ops.internal:8080/operation-api/',
     });
     expect(env.OPERATION_API_URL).toBe('http://ops.internal:8080/operation-api');
+  });
+
+  it('keeps the production service from being assembled without AUTH_MODE, naming the rule', () => {
+    expect(() =>
+      AppModule.register({
+        NODE_ENV: 'production',
+        X_SECRET: 'a-production-secret-of-at-least-32-characters',
+      }),
+    ).toThrow(
+      /Invalid configuration:[\s\S]*AUTH_MODE: must be set explicitly with NODE_ENV=production/,
+    );
   });
 });

@@ -8,7 +8,9 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateIf,
+  ValidationArguments,
 } from 'class-validator';
 import { BaseEnvironment, toBoolean } from '@bank/shared/nest';
 
@@ -22,8 +24,28 @@ const withoutTrailingSlash = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value !== '' ? value.replace(/\/+$/, '') : undefined;
 const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
 
+/** Shortest X_SECRET accepted with NODE_ENV=production. */
+export const MIN_PRODUCTION_SECRET_LENGTH = 32;
+
+/**
+ * The rules a production X_SECRET breaks, each worded without the value (the start-up
+ * message names the rule, never the secret).
+ */
+export function productionSecretRules(secret: string): string[] {
+  const broken: string[] = [];
+  if (secret.length < MIN_PRODUCTION_SECRET_LENGTH)
+    broken.push(
+      `X_SECRET must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters with NODE_ENV=production`,
+    );
+  if (secret.trim() === DEV_X_SECRET)
+    broken.push('X_SECRET must not be the development default with NODE_ENV=production');
+  if (secret !== secret.trim()) broken.push('X_SECRET must not begin or end with whitespace');
+  return broken;
+}
+
 /** Configuration of the card issue service (README lists every variable). */
 export class CardIssueEnvironment extends BaseEnvironment {
+  static override readonly PORT_VARIABLE = 'CARD_ISSUE_PORT';
   override PORT = 3000;
 
   /**
@@ -31,11 +53,19 @@ export class CardIssueEnvironment extends BaseEnvironment {
    * and that the gateways send. Mandatory with NODE_ENV=production.
    */
   @Transform(emptyToUndefined)
-  @ValidateIf(
-    (env: CardIssueEnvironment) => env.NODE_ENV === 'production' || env.X_SECRET !== undefined,
-  )
+  @ValidateIf((env: CardIssueEnvironment) => env.NODE_ENV === 'production')
   @IsString()
   @IsNotEmpty({ message: 'X_SECRET is required when NODE_ENV=production' })
+  @ValidateBy({
+    name: 'isProductionSecret',
+    validator: {
+      // A missing value is IsNotEmpty's to report.
+      validate: (value: unknown) =>
+        typeof value !== 'string' || productionSecretRules(value).length === 0,
+      defaultMessage: ({ value }: ValidationArguments) =>
+        productionSecretRules(String(value)).join('; '),
+    },
+  })
   X_SECRET?: string;
 
   /** Base URL of the user service; unset: this service's own /user-api. */
@@ -130,6 +160,17 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(1)
   @Max(10_000)
   SCHEDULER_BATCH_SIZE = 500;
+
+  /**
+   * A third-party holder created in the user service for a request that was never stored (the
+   * answer was lost and the client did not retry) is deleted by the hourly sweep once it has
+   * been left this long. Keep it far above DOWNSTREAM_REQUEST_BUDGET_MS: a retry within it
+   * finds the same user.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1_000)
+  HOLDER_SWEEP_AFTER_MS = 3_600_000;
 
   /** Delivery of the outbox to the operation service. Off: messages wait in the table. */
   @Transform(toBoolean)

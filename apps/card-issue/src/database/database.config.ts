@@ -14,6 +14,8 @@ import { CardIssues1795394039976 } from './migrations/1795394039976-CardIssues';
 import { UserIdempotencyKey1795394400000 } from './migrations/1795394400000-UserIdempotencyKey';
 import { OutboxStates1795394540000 } from './migrations/1795394540000-OutboxStates';
 import { IdempotencyKeyLeases1795410000000 } from './migrations/1795410000000-IdempotencyKeyLeases';
+import { OutboxTraceContext1795420000000 } from './migrations/1795420000000-OutboxTraceContext';
+import { HolderCreations1795430000000 } from './migrations/1795430000000-HolderCreations';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -38,5 +40,7 @@ export const DATABASE_OPTIONS: Pick<
     UserIdempotencyKey1795394400000,
     OutboxStates1795394540000,
     IdempotencyKeyLeases1795410000000,
+    OutboxTraceContext1795420000000,
+    HolderCreations1795430000000,
   ],
 };

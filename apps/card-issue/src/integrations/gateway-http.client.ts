@@ -7,8 +7,10 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
 import { ENVIRONMENT, RateLimitedLog } from '@bank/shared/nest';
+import { correlationHeaders } from '@bank/shared/tracing';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment.config';
 import { CircuitBreaker } from './circuit-breaker';
+import { DownstreamMetrics } from './downstream.metrics';
 import {
   DownstreamService,
   GatewayOutcome,
@@ -61,7 +63,7 @@ export class DownstreamBudget {
 }
 
 /**
- * HTTP to the downstream services, shared by the three gateways: base URL, X-secret, timeout,
+ * HTTP to the downstream services, shared by the three gateways: base URL, X-secret, X-Request-Id, timeout,
  * retries with exponential backoff (or the service's Retry-After) for idempotent calls, all
  * within the request's budget, and a circuit breaker per service. Never throws and never logs
  * headers or bodies (they carry the secret and personal data). A dead service fails every
@@ -78,6 +80,7 @@ export class GatewayHttp implements OnApplicationShutdown {
     private readonly http: HttpService,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
+    private readonly metrics: DownstreamMetrics,
   ) {
     this.configured = {
       'user service': env.USER_API_URL,
@@ -138,6 +141,7 @@ export class GatewayHttp implements OnApplicationShutdown {
   }
 
   async send(service: DownstreamService, request: GatewayRequest): Promise<GatewayOutcome> {
+    const started = monotonicNow();
     const base = this.baseUrl(service);
     if (!base) {
       return {
@@ -177,6 +181,7 @@ export class GatewayHttp implements OnApplicationShutdown {
       if (monotonicNow() + wait >= deadline) break;
       await sleep(wait);
     }
+    this.metrics.record(service, outcome, (monotonicNow() - started) / 1000, attempts);
     if (outcome.kind === 'answered' && outcome.status >= 500) {
       outcome = {
         kind: 'unavailable',
@@ -209,7 +214,10 @@ export class GatewayHttp implements OnApplicationShutdown {
     try {
       // The axios instance of HttpService (its agents and defaults) called directly: the
       // Observable wrapper cancels every finished call on unsubscribe, which builds a
-      // CanceledError with its stack trace per call (docs/benchmarks.md).
+      // CanceledError with its stack trace per call (docs/benchmarks.md). The request id and,
+      // when tracing runs, the W3C traceparent go with every call (the HTTP instrumentation
+      // replaces the traceparent with its client span's in a sampled trace), so the downstream
+      // service's logs and spans join ours.
       const response = await this.http.axiosRef.request<unknown>({
         method: request.method,
         url: `${base}${request.path}`,
@@ -217,6 +225,7 @@ export class GatewayHttp implements OnApplicationShutdown {
         headers: {
           [X_SECRET_HEADER]: xSecretOf(this.env),
           Accept: 'application/json',
+          ...correlationHeaders(),
           ...request.headers,
           ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },

@@ -3,6 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { BranchesClient } from './branches/branches.client';
+import { DownstreamMetrics } from './downstream.metrics';
 import { DownstreamBudget, GatewayHttp } from './gateway-http.client';
 import { OperationsClient } from './operations/operations.client';
 import { UsersClient } from './users/users.client';
@@ -18,7 +19,14 @@ import { UsersClient } from './users/users.client';
       }),
     }),
   ],
-  providers: [GatewayHttp, DownstreamBudget, UsersClient, BranchesClient, OperationsClient],
+  providers: [
+    GatewayHttp,
+    DownstreamMetrics,
+    DownstreamBudget,
+    UsersClient,
+    BranchesClient,
+    OperationsClient,
+  ],
   exports: [DownstreamBudget, UsersClient, BranchesClient, OperationsClient],
 })
 export class IntegrationsModule implements OnApplicationShutdown {

@@ -1,3 +1,4 @@
+import type { CorrelationHeaders } from '@bank/shared/tracing';
 import type {
   DownstreamFormFactor,
   DownstreamOperationStatus,
@@ -39,5 +40,13 @@ export type OutboxMessageType = OutboxPayload['type'];
 /** The outbox_messages.state column (see OutboxMessage). */
 export type OutboxMessageState = 'PENDING' | 'DELIVERED' | 'SUPERSEDED' | 'DEAD';
 
-/** A message claimed for delivery, with the attempt it is on (1 for the first). */
-export type ClaimedMessage = OutboxPayload & { id: string; requestId: string; attempts: number };
+/**
+ * A message claimed for delivery, with the attempt it is on (1 for the first) and the trace
+ * context and request id of the change that wrote it (null when it had none).
+ */
+export type ClaimedMessage = OutboxPayload & {
+  id: string;
+  requestId: string;
+  attempts: number;
+  traceContext: CorrelationHeaders | null;
+};

@@ -8,6 +8,7 @@ import {
   PURGE_SETTLED_OUTBOX_MESSAGES_SQL,
   REDELIVER_DEAD_OUTBOX_MESSAGES_SQL,
   SELECT_DEAD_OUTBOX_MESSAGES_SQL,
+  SELECT_OUTBOX_BACKLOG_SQL,
   SETTLE_OUTBOX_FAILURE_SQL,
 } from './outbox.sql';
 
@@ -20,10 +21,23 @@ export interface DeadOutboxMessage {
   lastError: string | null;
 }
 
+/** Messages waiting and given up, and the age of the oldest waiting (seconds). */
+export interface OutboxBacklog {
+  pending: number;
+  dead: number;
+  oldestPendingSeconds: number;
+}
+
 /** Outbox storage: runs the statements of outbox.sql.ts. */
 @Injectable()
 export class OutboxRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The backlog for the metrics (SELECT_OUTBOX_BACKLOG_SQL), counts capped at `cap`. */
+  async backlog(cap: number): Promise<OutboxBacklog> {
+    const [row] = await this.dataSource.query<OutboxBacklog[]>(SELECT_OUTBOX_BACKLOG_SQL, [cap]);
+    return row;
+  }
 
   /** Claims up to `limit` due messages under a lease, oldest first (see CLAIM_OUTBOX_MESSAGES_SQL). */
   claim(limit: number, leaseMs: number): Promise<ClaimedMessage[]> {

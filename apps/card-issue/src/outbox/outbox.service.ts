@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { ENVIRONMENT } from '@bank/shared/nest';
+import { continueTrace, failCurrentSpan, runDetached } from '@bank/shared/tracing';
 import { CardIssuesRepository } from '../card-issues/card-issues.repository';
 import { CardIssueEnvironment } from '../config/environment.config';
 import { failureReasonOf } from '../integrations/gateway-result.model';
@@ -7,6 +8,7 @@ import { OperationsClient } from '../integrations/operations/operations.client';
 import { outboxRetryDelayMs } from './outbox.backoff';
 import { ClaimedMessage, OutboxMessageState } from './outbox-message.model';
 import { OutboxRepository } from './outbox.repository';
+import { deliveryOutcome, OutboxMetrics } from './outbox.metrics';
 
 const HOUR_MS = 3_600_000;
 /** A failed round (the claim itself failing) is logged at most once per this interval. */
@@ -45,13 +47,16 @@ export class OutboxService implements BeforeApplicationShutdown {
     private readonly cardIssues: CardIssuesRepository,
     private readonly operations: OperationsClient,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
+    private readonly metrics: OutboxMetrics,
   ) {}
 
   /** Asks for a delivery round soon, without waiting for it (after a change was committed). */
   kick(): void {
     if (this.stopped || !this.env.OUTBOX_ENABLED) return;
-    // drain() logs a failed round itself, once for all the callers sharing it.
-    void this.drain().catch(() => undefined);
+    // drain() logs a failed round itself, once for all the callers sharing it. The round is
+    // no single request's (it is shared, and delivers other requests' messages): it runs outside
+    // the caller's trace and request id; each delivery continues its own message's.
+    void runDetached(() => this.drain()).catch(() => undefined);
   }
 
   /**
@@ -92,9 +97,27 @@ export class OutboxService implements BeforeApplicationShutdown {
       : new Map<string, string | null>();
     const outcomes = await Promise.all(
       batch.map((message) =>
-        message.type === 'operation.create'
-          ? this.deliverCreate(message)
-          : this.deliverStatus(message, operationIds.get(message.requestId) ?? null),
+        // A span in the trace of the request that wrote the message, under its request id.
+        continueTrace(
+          message.traceContext,
+          `outbox deliver ${message.type}`,
+          {
+            'outbox.message.id': message.id,
+            'outbox.message.type': message.type,
+            'outbox.attempt': message.attempts,
+            'card_issue.request_id': message.requestId,
+          },
+          () =>
+            message.type === 'operation.create'
+              ? this.deliverCreate(message)
+              : this.deliverStatus(message, operationIds.get(message.requestId) ?? null),
+        ),
+      ),
+    );
+    outcomes.forEach((outcome, i) =>
+      this.metrics.attempted(
+        batch[i].type,
+        deliveryOutcome(outcome.kind === 'delivered' ? 'DELIVERED' : outcome.state),
       ),
     );
     this.logFailures(batch, outcomes);
@@ -197,6 +220,7 @@ export class OutboxService implements BeforeApplicationShutdown {
   }
 
   private async retry(message: ClaimedMessage, reason: string): Promise<Outcome> {
+    failCurrentSpan(reason);
     const delay = outboxRetryDelayMs(
       message.attempts,
       this.env.OUTBOX_RETRY_BASE_MS,

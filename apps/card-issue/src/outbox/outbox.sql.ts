@@ -35,7 +35,8 @@ export const CLAIM_OUTBOX_MESSAGES_SQL = `WITH claimed AS (
      FOR UPDATE SKIP LOCKED
    ) due
    WHERE m.id = due.id
-   RETURNING m.id::text AS id, m.request_id AS "requestId", m.type, m.payload, m.attempts
+   RETURNING m.id::text AS id, m.request_id AS "requestId", m.type, m.payload, m.attempts,
+             m.trace_context AS "traceContext"
  )
  SELECT * FROM claimed ORDER BY id::bigint`;
 
@@ -112,3 +113,15 @@ export const PURGE_SETTLED_OUTBOX_MESSAGES_SQL = `WITH gone AS (
    RETURNING 1
  )
  SELECT count(*)::int AS n FROM gone`;
+
+/**
+ * The backlog for the metrics (read at scrape time, not per message): PENDING and DEAD messages,
+ * each counted up to $1, and the age in seconds of the oldest PENDING one among those (0: none).
+ * Reads the partial indexes of open messages, so its cost follows the backlog (bounded by $1),
+ * never the delivered history.
+ */
+export const SELECT_OUTBOX_BACKLOG_SQL = `SELECT
+   (SELECT count(*) FROM (SELECT 1 FROM outbox_messages WHERE state = 'PENDING' LIMIT $1) p)::int AS pending,
+   (SELECT count(*) FROM (SELECT 1 FROM outbox_messages WHERE state = 'DEAD' LIMIT $1) d)::int AS dead,
+   coalesce(extract(epoch FROM now() - (SELECT min(created_at) FROM
+     (SELECT created_at FROM outbox_messages WHERE state = 'PENDING' LIMIT $1) o)), 0)::float8 AS "oldestPendingSeconds"`;

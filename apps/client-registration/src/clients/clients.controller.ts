@@ -20,6 +20,8 @@ import {
 } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { RequestValidationError } from '@bank/shared/errors';
+import { RequireScopes } from '@bank/shared/auth';
+import { CLIENTS_SCOPES } from './clients.scopes';
 import { ClientsService } from './clients.service';
 import { ApiGetClientErrors, ApiRegisterErrors, ApiUpdatePassportErrors } from './clients.openapi';
 import { ClientIdParam } from './dto/client-id-param.decorator';
@@ -43,6 +45,7 @@ export class ClientsController {
   constructor(private readonly clients: ClientsService) {}
 
   @Post()
+  @RequireScopes(CLIENTS_SCOPES.write)
   @HttpCode(HttpStatus.CREATED)
   @ApiOperation({
     summary: 'Зарегистрировать клиента и открыть счёт',
@@ -89,6 +92,7 @@ export class ClientsController {
   }
 
   @Get(':id')
+  @RequireScopes(CLIENTS_SCOPES.read)
   @ApiOperation({ summary: 'Получить клиента по id' })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: ClientResponseDto, description: 'Клиент' })
@@ -98,6 +102,7 @@ export class ClientsController {
   }
 
   @Put(':id/passport')
+  @RequireScopes(CLIENTS_SCOPES.write)
   @ApiOperation({
     summary: 'Заменить паспортные данные клиента',
     description:

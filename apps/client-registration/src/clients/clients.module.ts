@@ -6,7 +6,6 @@ import { ClientsIdempotencyScheduler } from './clients-idempotency.scheduler';
 import { ClientsIdempotencyService } from './clients-idempotency.service';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
-import { NotInFutureConstraint } from './dto/not-in-future.validator';
 
 @Module({
   imports: [ManagersModule],
@@ -17,7 +16,6 @@ import { NotInFutureConstraint } from './dto/not-in-future.validator';
     ClientsIdempotencyService,
     ClientsIdempotencyScheduler,
     AccountNumberGenerator,
-    NotInFutureConstraint,
   ],
 })
 export class ClientsModule {}

@@ -6,6 +6,7 @@ export const SERVICE_NAME = 'client-registration';
 
 /** Configuration of the client registration service (README lists every variable). */
 export class ClientRegistrationEnvironment extends BaseEnvironment {
+  static override readonly PORT_VARIABLE = 'CLIENT_REGISTRATION_PORT';
   override PORT = 3001;
 
   /** Timed work (the purge of expired idempotency keys); `false`: none. */

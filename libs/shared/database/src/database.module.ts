@@ -27,9 +27,15 @@ export interface DatabaseModuleOptions {
 /** TypeORM options shared by the running service, the migration CLI and the tests. */
 export function buildDataSourceOptions(
   url: string,
-  settings: Pick<DatabaseSettings, 'poolSize' | 'statementTimeoutMs'>,
+  settings: Pick<DatabaseSettings, 'poolSize' | 'statementTimeoutMs' | 'directUrl'>,
   options: Pick<DatabaseModuleOptions, 'entities' | 'migrations' | 'serviceName'>,
 ): DataSourceOptions {
+  // Behind a transaction-pooling PgBouncer (a direct URL is configured besides, and this is
+  // not it) no session parameter is sent: PgBouncer refuses unknown startup parameters, and a
+  // session setting would leak between clients. The statement timeout is then the role's
+  // (`ALTER ROLE ... SET statement_timeout`, README "PgBouncer"). pg sends unnamed statements
+  // only (nothing here names a query), which transaction pooling allows.
+  const pooled = settings.directUrl !== undefined && settings.directUrl !== url;
   return {
     type: 'postgres',
     url,
@@ -45,10 +51,31 @@ export function buildDataSourceOptions(
     extra: {
       max: settings.poolSize,
       connectionTimeoutMillis: 5_000,
-      statement_timeout: settings.statementTimeoutMs,
+      ...(pooled ? {} : { statement_timeout: settings.statementTimeoutMs }),
       keepAlive: true,
     },
   };
+}
+
+/**
+ * Migrations hold a session-level advisory lock across several transactions: through a
+ * transaction-pooling PgBouncer those could run on different server connections, so with a
+ * direct URL they get a connection of their own on it.
+ */
+async function runMigrationsOn(
+  settings: DatabaseSettings,
+  dataSource: DataSource,
+  options: Pick<DatabaseModuleOptions, 'entities' | 'migrations' | 'serviceName'>,
+): Promise<string[]> {
+  if (!settings.directUrl) return runMigrationsLocked(dataSource, options.serviceName);
+  const direct = await new DataSource(
+    buildDataSourceOptions(settings.directUrl, { ...settings, poolSize: 2 }, options),
+  ).initialize();
+  try {
+    return await runMigrationsLocked(direct, options.serviceName);
+  } finally {
+    await direct.destroy();
+  }
 }
 
 /**
@@ -110,7 +137,7 @@ export class DatabaseModule implements OnApplicationShutdown {
               inject: [DATABASE_SETTINGS, getDataSourceToken()],
               useFactory: async (settings: DatabaseSettings, dataSource: DataSource) => {
                 if (!settings.migrationsRun) return false;
-                const applied = await runMigrationsLocked(dataSource, options.serviceName);
+                const applied = await runMigrationsOn(settings, dataSource, options);
                 if (applied.length) new Logger('Migrations').log(`Applied ${applied.join(', ')}`);
                 return true;
               },

@@ -3,6 +3,11 @@ import { URL } from 'node:url';
 export interface DatabaseSettings {
   /** PostgreSQL URL; absent means the embedded database. */
   url?: string;
+  /**
+   * Direct (session) URL for migrations and their advisory lock, when `url` goes through a
+   * transaction-pooling PgBouncer; absent: `url` serves both.
+   */
+  directUrl?: string;
   /** Where the embedded database keeps its files. */
   embeddedDataDir: string;
   poolSize: number;

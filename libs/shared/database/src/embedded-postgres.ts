@@ -1,8 +1,30 @@
 import { mkdirSync } from 'node:fs';
 import { AddressInfo, Server, createServer } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
 import { ProtocolQueue } from './protocol-queue';
+
+/**
+ * PGlite is a development dependency: the production image (`npm ci --omit=dev`) lacks it, so
+ * it is loaded only when the embedded database is started, never by importing this file.
+ */
+async function loadPglite(): Promise<{
+  PGlite: typeof PGlite;
+  PGLiteSocketHandler: typeof PGLiteSocketHandler;
+}> {
+  try {
+    const [{ PGlite }, { PGLiteSocketHandler }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite-socket'),
+    ]);
+    return { PGlite, PGLiteSocketHandler };
+  } catch (error) {
+    throw new Error(
+      'The embedded database (PGlite, a development dependency) is not installed here: set DATABASE_URL',
+      { cause: error },
+    );
+  }
+}
 
 /**
  * An embedded PostgreSQL for machines without a database server: PGlite (PostgreSQL
@@ -31,6 +53,7 @@ export class EmbeddedPostgres {
     maxConnections: number,
     database = 'postgres',
   ): Promise<EmbeddedPostgres> {
+    const { PGlite, PGLiteSocketHandler } = await loadPglite();
     if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
     const db = await PGlite.create(dataDir);
     const queue = new ProtocolQueue(db);

@@ -11,6 +11,8 @@ export abstract class DomainError extends Error {
   readonly title?: string;
   /** Seconds after which a retry may succeed: sent as Retry-After. */
   readonly retryAfterSeconds?: number;
+  /** The authentication challenge of a 401 or 403: sent as WWW-Authenticate (RFC 6750). */
+  readonly wwwAuthenticate?: string;
 
   constructor(message: string) {
     super(message);

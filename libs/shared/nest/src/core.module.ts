@@ -1,12 +1,24 @@
-import { DynamicModule, ExecutionContext, Global, Module, Provider } from '@nestjs/common';
+import {
+  DynamicModule,
+  ExecutionContext,
+  Global,
+  Injectable,
+  Module,
+  OnApplicationShutdown,
+  Provider,
+} from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { DATABASE_SETTINGS, DatabaseSettings } from '@bank/shared/database';
+import { MetricsModule } from '@bank/shared/metrics';
 import { BUSINESS_TIME_ZONE, Clock, SystemClock } from '@bank/shared/calendar';
-import { BaseEnvironment, validateEnvironment } from './environment';
-import { loggerParams } from './logging';
+import { NotInFutureConstraint } from '@bank/shared/validation';
+import { stopTracing } from '@bank/shared/tracing';
+import { AuthModule, AuthSettings, parsePublicKey } from '@bank/shared/auth';
+import { authModeOf, BaseEnvironment, validateEnvironment } from './environment';
+import { logFormat, loggerParams } from './logging';
 import { HealthController, SERVICE_NAME } from './health/health.controller';
 
 /** Injection token of the service's validated environment (its own subclass of BaseEnvironment). */
@@ -17,6 +29,14 @@ export interface CoreModuleOptions<T extends BaseEnvironment> {
   environment: new () => T;
   /** Values that win over process.env (tests). */
   overrides?: Record<string, string | undefined>;
+}
+
+/** The spans still buffered go out at shutdown (the last ones before a SIGTERM too). */
+@Injectable()
+class TracingShutdown implements OnApplicationShutdown {
+  onApplicationShutdown(): Promise<void> {
+    return stopTracing();
+  }
 }
 
 /**
@@ -30,6 +50,7 @@ export class CoreModule {
   static databaseSettings(env: BaseEnvironment, serviceName: string): DatabaseSettings {
     return {
       url: env.DATABASE_URL,
+      directUrl: env.DATABASE_DIRECT_URL,
       embeddedDataDir: env.PGLITE_DATA_DIR ?? `.data/pglite/${serviceName}`,
       poolSize: env.DB_POOL_SIZE,
       migrationsRun: env.DB_MIGRATIONS_RUN,
@@ -37,9 +58,35 @@ export class CoreModule {
     };
   }
 
+  /** The AUTH_* variables (validated) as the auth lib takes them; the realm is the service's name. */
+  static authSettings(env: BaseEnvironment, serviceName: string): AuthSettings {
+    const common = { realm: serviceName, production: env.NODE_ENV === 'production' };
+    if (authModeOf(env) === 'none') return { mode: 'none', ...common };
+    return {
+      mode: 'jwt',
+      ...common,
+      jwt: {
+        issuer: env.AUTH_ISSUER as string,
+        audience: env.AUTH_AUDIENCE ?? [],
+        algorithms: env.AUTH_ALGORITHMS,
+        clockToleranceSeconds: env.AUTH_CLOCK_TOLERANCE_S,
+        keys: env.AUTH_JWKS_URL
+          ? {
+              jwksUrl: env.AUTH_JWKS_URL,
+              cooldownMs: env.AUTH_JWKS_COOLDOWN_MS,
+              cacheMaxAgeMs: env.AUTH_JWKS_CACHE_MAX_AGE_MS,
+              timeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
+            }
+          : { publicKey: parsePublicKey(env.AUTH_PUBLIC_KEY as string) },
+      },
+    };
+  }
+
   /**
    * RATE_LIMIT requests per RATE_LIMIT_WINDOW_MS per client address on every route but the
-   * health check (probes must never be throttled); 429 in the service's error shape.
+   * health check (probes must never be throttled); 429 in the service's error shape. The
+   * client address is the one Fastify resolves (request.ip): the socket's peer, or with
+   * TRUST_PROXY the nearest X-Forwarded-For entry not added by a trusted proxy.
    * RATE_LIMIT=0 registers nothing.
    */
   private static rateLimit(env: BaseEnvironment): {
@@ -71,18 +118,37 @@ export class CoreModule {
           ignoreEnvVars: true,
           load: [() => ({ ...env })],
         }),
-        LoggerModule.forRoot(loggerParams(options.serviceName, env.LOG_LEVEL)),
+        LoggerModule.forRoot(
+          loggerParams(options.serviceName, env.LOG_LEVEL, logFormat(env), env.BASE_PATH),
+        ),
+        MetricsModule.forRoot({
+          enabled: env.METRICS_ENABLED,
+          port: env.METRICS_PORT,
+          host: env.HOST,
+          serviceName: options.serviceName,
+        }),
+        AuthModule.forRoot(CoreModule.authSettings(env, options.serviceName)),
         ...rateLimit.imports,
       ],
       providers: [
         ...rateLimit.providers,
+        TracingShutdown,
         { provide: ENVIRONMENT, useValue: env },
         { provide: SERVICE_NAME, useValue: options.serviceName },
         { provide: Clock, useClass: SystemClock },
         { provide: BUSINESS_TIME_ZONE, useValue: env.BUSINESS_TIME_ZONE },
         { provide: DATABASE_SETTINGS, useValue: databaseSettings },
+        // The passport date rules of both services compare with the business date.
+        NotInFutureConstraint,
       ],
-      exports: [ENVIRONMENT, SERVICE_NAME, Clock, BUSINESS_TIME_ZONE, DATABASE_SETTINGS],
+      exports: [
+        ENVIRONMENT,
+        SERVICE_NAME,
+        Clock,
+        BUSINESS_TIME_ZONE,
+        DATABASE_SETTINGS,
+        NotInFutureConstraint,
+      ],
     };
   }
 }

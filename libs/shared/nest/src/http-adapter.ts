@@ -4,9 +4,12 @@ import { Socket } from 'node:net';
 import { ArgumentsHost, ExceptionFilter, INestApplication, Logger } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { markRequestContext, REQUEST_ID_HEADER, runWithRequestId } from '@bank/shared/tracing';
+import { TRUST_NOBODY, TrustProxy } from './trust-proxy';
+import { MethodNotAllowedError, ROUTER_OPTIONS, RouteMethods } from './route-methods';
 
+export { REQUEST_ID_HEADER };
 const BODY_LIMIT_BYTES = 1024 * 1024;
-export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 type FrameworkErrorHandler = (error: Error, request: FastifyRequest, reply: FastifyReply) => void;
@@ -24,6 +27,27 @@ interface SocketAnswering {
 }
 const socketAnswerers = new WeakMap<object, SocketAnswering>();
 
+/**
+ * Headers every answer carries (security headers, no caching), per adapter: set by
+ * configureHttpApp, added here to the answers no request hook sees (a client error on the bare
+ * socket, an error of Fastify's router).
+ */
+const baseHeaders = new WeakMap<object, Record<string, string>>();
+
+/** Registers the headers of every answer (see baseHeaders) and adds them to each request's reply. */
+export function setResponseHeaders(app: INestApplication, headers: Record<string, string>): void {
+  const adapter = app.getHttpAdapter();
+  baseHeaders.set(adapter, headers);
+  (adapter as unknown as FastifyAdapter)
+    .getInstance()
+    .addHook('onRequest', (_request, reply, done) => {
+      void reply.headers(headers);
+      done();
+    });
+}
+/** The methods of every route of the adapter (filled by its onRoute hook). */
+const routeMethods = new WeakMap<object, RouteMethods>();
+
 /** Timeouts of the connections and of the shutdown (set from the environment by configureConnections). */
 export interface ConnectionSettings {
   /** Headers and body must have arrived within this time, else 408. */
@@ -39,6 +63,17 @@ const DEFAULT_CONNECTION_SETTINGS: ConnectionSettings = {
   shutdownTimeoutMs: 25_000,
 };
 const connectionSettings = new WeakMap<object, ConnectionSettings>();
+
+/** Which proxies are trusted, per adapter (see configureTrustProxy). */
+const trustSettings = new WeakMap<object, TrustProxy>();
+
+/**
+ * Sets which peers' X-Forwarded-For the adapter believes (TRUST_PROXY): request.ip, the rate
+ * limit's key, is the nearest address not trusted. Until this is called, nobody is trusted.
+ */
+export function configureTrustProxy(app: INestApplication, trust: TrustProxy): void {
+  trustSettings.set(app.getHttpAdapter(), trust);
+}
 
 /** How often Node checks for requests past their timeout (its default, 30 s, would add up to that). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
@@ -60,6 +95,7 @@ function answerOnSocket(adapter: object, socket: Socket, exception: unknown): vo
     const { problem, body, headers } = answering.answer(exception);
     const payload = JSON.stringify(body);
     const head = Object.entries({
+      ...baseHeaders.get(adapter),
       ...headers,
       'content-length': String(Buffer.byteLength(payload)),
       connection: 'close',
@@ -77,17 +113,34 @@ function answerOnSocket(adapter: object, socket: Socket, exception: unknown): vo
 }
 
 /**
+ * Nest's Fastify adapter parses application/x-www-form-urlencoded besides JSON: a form body
+ * would reach validation as an object and be answered field by field. Every body of these
+ * services is JSON, so the form parser is removed as soon as Nest has registered it, and a
+ * form (like any type but JSON) is 415, never parsed.
+ */
+class JsonOnlyFastifyAdapter extends FastifyAdapter {
+  override registerParserMiddleware(prefix?: string, rawBody?: boolean): void {
+    super.registerParserMiddleware(prefix, rawBody);
+    const fastify = this.getInstance();
+    if (fastify.hasContentTypeParser('application/x-www-form-urlencoded'))
+      fastify.removeContentTypeParser('application/x-www-form-urlencoded');
+  }
+}
+
+/**
  * Fastify with the 1 MiB body limit and a request id taken from X-Request-Id or generated.
  * Errors Fastify's router raises before Nest sees the request (a malformed URL, a parameter
  * over 200 characters) go to the service's error filter too (see routeFrameworkErrorsTo).
  */
 export function createHttpAdapter(): FastifyAdapter {
-  const adapter: FastifyAdapter = new FastifyAdapter({
+  const adapter: FastifyAdapter = new JsonOnlyFastifyAdapter({
     frameworkErrors: (
       error: Error & { statusCode?: number },
       request: FastifyRequest,
       reply: FastifyReply,
     ) => {
+      // The router fails before any request hook has run: the base headers are not on the reply yet.
+      void reply.headers(baseHeaders.get(adapter) ?? {});
       const handler = frameworkErrorHandlers.get(adapter);
       if (handler) return handler(error, request, reply);
       void reply
@@ -104,8 +157,10 @@ export function createHttpAdapter(): FastifyAdapter {
     requestTimeout: DEFAULT_CONNECTION_SETTINGS.requestTimeoutMs,
     keepAliveTimeout: DEFAULT_CONNECTION_SETTINGS.keepAliveTimeoutMs,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: true,
-    routerOptions: { maxParamLength: 200 },
+    // TRUST_PROXY, applied by configureTrustProxy once the environment is known.
+    trustProxy: (address: string, hop: number) =>
+      (trustSettings.get(adapter) ?? TRUST_NOBODY)(address, hop),
+    routerOptions: { ...ROUTER_OPTIONS },
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
       const incoming = req.headers[REQUEST_ID_HEADER];
@@ -114,6 +169,24 @@ export function createHttpAdapter(): FastifyAdapter {
         : randomUUID();
     },
   });
+  const routes = new RouteMethods();
+  routeMethods.set(adapter, routes);
+  adapter.getInstance().addHook('onRoute', (route) => routes.add(route.method, route.url));
+  // A request no route matched, on a path some route has under another method, is 405 with
+  // Allow, not Nest's 404: the resource exists (in the error shape, through the service's filter).
+  const setNotFoundHandler = adapter.setNotFoundHandler.bind(adapter);
+  adapter.setNotFoundHandler = (handler: (request: FastifyRequest, reply: FastifyReply) => void) =>
+    setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+      const allowed = routes.allowedMethods(request.url);
+      if (allowed.length === 0) return handler(request, reply);
+      const error = new MethodNotAllowedError(request.method, allowed);
+      const errorHandler = frameworkErrorHandlers.get(adapter);
+      if (errorHandler) return errorHandler(error, request, reply);
+      void reply
+        .code(error.statusCode)
+        .header('allow', allowed.join(', '))
+        .send({ statusCode: error.statusCode, message: error.message });
+    });
   // Every body is JSON: text/plain would reach validation as a bare string; answer 415 instead.
   adapter.getInstance().removeContentTypeParser('text/plain');
   // Once the server is closing, a response finished after that point must not leave its
@@ -158,7 +231,29 @@ export function createHttpAdapter(): FastifyAdapter {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
+  // The trace context the request is in once every onRequest hook ran (Fastify's request span),
+  // kept for its handler: see the preHandler hook below.
+  adapter.getInstance().addHook('preParsing', (request, _reply, payload, done) => {
+    markRequestContext(request.raw);
+    done(null, payload);
+  });
+  // The handler and everything it awaits run under the request id, so the downstream calls it
+  // makes forward it (GatewayHttp) and the outbox messages it writes keep it, with the trace of
+  // a request left unsampled; they run in the trace context the request arrived in. (preHandler: the
+  // body has been read by then, so no stream callback leaves the scope.)
+  adapter
+    .getInstance()
+    .addHook('preHandler', (request, _reply, done) =>
+      runWithRequestId(request.id, done, request.raw),
+    );
   return adapter;
+}
+
+/** The methods each path of the app's routes supports (see RouteMethods). */
+export function routeMethodsOf(app: INestApplication): RouteMethods {
+  const routes = routeMethods.get(app.getHttpAdapter());
+  if (!routes) throw new Error('The app was not created on createHttpAdapter()');
+  return routes;
 }
 
 /** Answers a request whose handler has not answered yet, in the service's error shape. */

@@ -1,7 +1,9 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { Params } from 'nestjs-pino';
 import pino from 'pino';
 import { REQUEST_ID_HEADER } from './http-adapter';
+import { logSafeError } from './log-safe-error';
 
 /**
  * Log paths that may hold personal data or secrets. pino's redaction replaces their
@@ -32,12 +34,68 @@ const REDACTED_LOG_PATHS = [
   'email',
 ];
 
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * LOG_FORMAT, or unset: readable lines in development (`npm start`, `nx serve`), JSON
+ * anywhere else (production images and tests set NODE_ENV).
+ */
+export function logFormat(env: { LOG_FORMAT?: LogFormat; NODE_ENV: string }): LogFormat {
+  return env.LOG_FORMAT ?? (env.NODE_ENV === 'development' ? 'pretty' : 'json');
+}
+
+/**
+ * pino-pretty as an in-process synchronous stream (not a transport thread, which is async),
+ * or undefined where it is not installed (it is a development dependency: a production image
+ * logs JSON even with LOG_FORMAT=pretty). Loaded through createRequire so that the bundler
+ * neither inlines it nor lists it among the bundle's dependencies.
+ */
+function prettyDestination(): pino.DestinationStream | undefined {
+  let pretty: typeof import('pino-pretty');
+  try {
+    pretty = createRequire(__filename)('pino-pretty') as typeof import('pino-pretty');
+  } catch {
+    return undefined;
+  }
+  return pretty({
+    destination: 1,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,context,req,res,responseTime',
+    messageFormat:
+      '{service} {if context}[{context}] {end}{msg}' +
+      '{if req.method}: {req.method} {req.url}{end}{if res.statusCode} {res.statusCode}{end}' +
+      '{if responseTime} {responseTime} ms{end}{if req.id} (request {req.id}){end}',
+    singleLine: true,
+  });
+}
+
+/**
+ * The probes and the metrics scrape: every few seconds from every kubelet and Prometheus, so
+ * they are logged at debug, not info (a failing readiness probe shows in the metrics and in the
+ * logs of what failed).
+ */
+export function operationsPaths(basePath = ''): Set<string> {
+  return new Set([
+    '/metrics',
+    `${basePath}/api/health`,
+    `${basePath}/api/health/live`,
+    `${basePath}/api/health/ready`,
+  ]);
+}
+
 /**
  * Logs go to stdout synchronously: on SIGTERM Nest re-raises the signal right after the
  * shutdown hooks, and on a crash the process ends at once; an async buffer would lose the
  * last lines, which are the ones that matter then.
  */
-export function loggerParams(serviceName: string, level: string): Params {
+export function loggerParams(
+  serviceName: string,
+  level: string,
+  format: LogFormat = 'json',
+  basePath = '',
+): Params {
+  const quiet = operationsPaths(basePath);
   return {
     pinoHttp: [
       {
@@ -45,9 +103,17 @@ export function loggerParams(serviceName: string, level: string): Params {
         base: { service: serviceName },
         redact: { paths: REDACTED_LOG_PATHS, censor: '[REDACTED]' },
         genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
-        customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
-          err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+        customLogLevel: (req: IncomingMessage, res: ServerResponse, err?: Error) =>
+          quiet.has((req.url ?? '').split('?')[0])
+            ? 'debug'
+            : err || res.statusCode >= 500
+              ? 'error'
+              : res.statusCode >= 400
+                ? 'warn'
+                : 'info',
         serializers: {
+          // Never a failed query's parameters or the driver's error payload (see logSafeError).
+          err: logSafeError,
           req: (req: {
             id: string;
             method: string;
@@ -65,7 +131,7 @@ export function loggerParams(serviceName: string, level: string): Params {
         },
         timestamp: () => `,"time":"${new Date().toISOString()}"`,
       },
-      pino.destination({ dest: 1, sync: true }),
+      (format === 'pretty' && prettyDestination()) || pino.destination({ dest: 1, sync: true }),
     ],
   };
 }

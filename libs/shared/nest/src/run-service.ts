@@ -1,4 +1,4 @@
-import { DynamicModule } from '@nestjs/common';
+import { DynamicModule, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
@@ -8,7 +8,7 @@ import {
 } from '@bank/shared/database';
 import { CoreModule, ENVIRONMENT } from './core.module';
 import { listen } from './configure';
-import { BaseEnvironment, validateEnvironment } from './environment';
+import { BaseEnvironment, maskCredentials, validateEnvironment } from './environment';
 import { createHttpAdapter } from './http-adapter';
 
 export interface ServiceDefinition<T extends BaseEnvironment> {
@@ -43,7 +43,8 @@ export function runService<T extends BaseEnvironment>(service: ServiceDefinition
       )
     : serve(service);
   run.catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
+    // A driver's or parser's message may quote a URL: never with its password.
+    console.error(maskCredentials(error instanceof Error ? error.message : String(error)));
     process.exit(1);
   });
 }
@@ -58,7 +59,10 @@ async function serve<T extends BaseEnvironment>(service: ServiceDefinition<T>): 
   );
   service.configureApp(app);
   exitByShutdownDeadline(app.get<BaseEnvironment>(ENVIRONMENT).SHUTDOWN_TIMEOUT_MS);
-  await listen(app);
+  const urls = await listen(app);
+  new Logger('NestApplication').log(
+    `Listening at ${urls.url} (Swagger UI ${urls.docs}, health ${urls.health})`,
+  );
 }
 
 /** After SHUTDOWN_TIMEOUT_MS the HTTP connections are closed; this is what closing the rest may take. */

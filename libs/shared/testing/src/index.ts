@@ -3,3 +3,9 @@ export * from './test-app';
 export * from './test-service';
 export * from './waiting';
 export * from './test-process';
+export * from './figures';
+export * from './pgbouncer';
+export * from './metrics-text';
+export * from './otlp-receiver';
+
+export * from './test-token-issuer';

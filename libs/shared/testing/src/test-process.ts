@@ -89,3 +89,40 @@ export async function spawnTestService(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/**
+ * Runs a service's main.ts from the sources (as the Nx targets do) with `args`, e.g.
+ * `['migrate:show']`, and only the given environment (plus PATH, HOME and NODE_ENV=test);
+ * resolves when it ends, with its exit code and everything it wrote.
+ */
+export function runServiceCommand(
+  entry: ServiceEntryPoint,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(
+      process.execPath,
+      ['-r', '@swc-node/register', '-r', 'tsconfig-paths/register', entry.main, ...args],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          TS_NODE_PROJECT: entry.tsconfig,
+          SWC_NODE_PROJECT: entry.tsconfig,
+          NODE_ENV: 'test',
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: timeoutMs,
+      },
+    );
+    let output = '';
+    proc.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    proc.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    proc.once('error', reject);
+    proc.once('close', (code) => resolve({ code, output }));
+  });
+}

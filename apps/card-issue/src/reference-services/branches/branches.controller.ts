@@ -19,14 +19,14 @@ export class BranchesController {
 
   @Get()
   @ApiOperation({ summary: 'List all branches' })
-  @ApiOkResponse({ type: BranchDto, isArray: true })
+  @ApiOkResponse({ type: BranchDto, isArray: true, description: 'Every branch' })
   list(): Promise<BranchDto[]> {
     return this.branches.list();
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a branch by id' })
-  @ApiOkResponse({ type: BranchDto })
+  @ApiOkResponse({ type: BranchDto, description: 'The branch' })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Id is not exactly 4 digits' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No branch with that id' })
   get(@Param() params: BranchIdParams): Promise<BranchDto> {

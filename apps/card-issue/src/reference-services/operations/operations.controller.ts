@@ -16,6 +16,13 @@ import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dt
 import { OperationsService } from './operations.service';
 import { CardIssueErrorBody } from '@bank/shared/nest';
 
+const OPERATION_ID_PARAM = {
+  name: 'id',
+  format: 'uuid',
+  example: '3f0e4a52-8f3e-4c55-a0a4-2b8d3c1f9e77',
+  description: 'Operation id (UUID; an id of another form names no operation: 404)',
+};
+
 /**
  * Routes of the operation service interface. Served twice (v1 and the v2 path variant) through
  * OperationsController below and OperationsV2Controller (operations-v2.controller.ts);
@@ -49,7 +56,11 @@ export abstract class OperationRoutes {
 
   @Get('by-owner/:cardOwner')
   @ApiOperation({ summary: 'Operations by card owner, newest first' })
-  @ApiOkResponse({ type: OperationDto, isArray: true })
+  @ApiOkResponse({
+    type: OperationDto,
+    isArray: true,
+    description: 'The operations of the owner (empty when none)',
+  })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed user id' })
   byOwner(@Param() params: CardOwnerParams): Promise<OperationDto[]> {
     return this.operations.byOwner(params.cardOwner);
@@ -57,7 +68,11 @@ export abstract class OperationRoutes {
 
   @Get('by-holder/:userId')
   @ApiOperation({ summary: 'Operations by card holder, newest first' })
-  @ApiOkResponse({ type: OperationDto, isArray: true })
+  @ApiOkResponse({
+    type: OperationDto,
+    isArray: true,
+    description: 'The operations of the holder (empty when none)',
+  })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed user id' })
   byHolder(@Param() params: HolderParams): Promise<OperationDto[]> {
     return this.operations.byHolder(params.userId);
@@ -65,8 +80,8 @@ export abstract class OperationRoutes {
 
   @Get(':id')
   @ApiOperation({ summary: 'Get an operation by id' })
-  @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiOkResponse({ type: OperationDto })
+  @ApiParam(OPERATION_ID_PARAM)
+  @ApiOkResponse({ type: OperationDto, description: 'The operation' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No operation with that id' })
   get(@Param('id') id: string): Promise<OperationDto> {
     return this.operations.get(id);
@@ -79,7 +94,7 @@ export abstract class OperationRoutes {
       'With `sequence`, an update not newer than the last applied one is ignored and the stored ' +
       'operation is returned unchanged (safe redelivery from an outbox).',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiParam(OPERATION_ID_PARAM)
   @ApiOkResponse({ type: OperationDto, description: 'The operation after the update' })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Validation failed' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No operation with that id' })

@@ -20,6 +20,12 @@ import { RequestValidationError } from '@bank/shared/errors';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+const USER_ID_PARAM = {
+  name: 'id',
+  example: 'X1A2B3',
+  description: 'User id: X + 5 of A-Z 0-9 (an id of another form names no user: 404)',
+};
+
 @XSecretProtected(USER_SERVICE_TAG)
 @Controller('api/v1/users')
 export class UsersController {
@@ -59,15 +65,15 @@ export class UsersController {
 
   @Get()
   @ApiOperation({ summary: 'Get all users' })
-  @ApiOkResponse({ type: UserDto, isArray: true })
+  @ApiOkResponse({ type: UserDto, isArray: true, description: 'Every user, oldest first' })
   list(): Promise<UserDto[]> {
     return this.users.list();
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a user by id' })
-  @ApiParam({ name: 'id', example: 'X1A2B3' })
-  @ApiOkResponse({ type: UserDto })
+  @ApiParam(USER_ID_PARAM)
+  @ApiOkResponse({ type: UserDto, description: 'The user' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No user with that id' })
   get(@Param('id') id: string): Promise<UserDto> {
     return this.users.get(id);
@@ -76,7 +82,7 @@ export class UsersController {
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a user' })
-  @ApiParam({ name: 'id', example: 'X1A2B3' })
+  @ApiParam(USER_ID_PARAM)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: 'No user with that id' })
   delete(@Param('id') id: string): Promise<void> {

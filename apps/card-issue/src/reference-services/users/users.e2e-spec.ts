@@ -191,6 +191,52 @@ describe('user service (e2e)', () => {
       await expectInvalid(user, ['passportData.birthDate', 'passportData.issueDate']);
     });
 
+    // The passport date rules of registration, shared (libs/shared/validation passport-dates.ts).
+    it.each([
+      [
+        'a birth date in the future',
+        '01-01-2999',
+        '20-03-2010',
+        ['passportData.birthDate', 'passportData.issueDate'],
+      ],
+      ['a birth date before 01-01-1900', '31-12-1899', '20-03-2010', ['passportData.birthDate']],
+      [
+        'an issue date before the birth date',
+        '15-03-1990',
+        '14-03-1990',
+        ['passportData.issueDate'],
+      ],
+      ['an issue date in the future', '15-03-1990', '01-01-2999', ['passportData.issueDate']],
+    ])('refuses %s', async (_name, birthDate, issueDate, paths) => {
+      const user = aUser();
+      user.passportData.birthDate = birthDate;
+      user.passportData.issueDate = issueDate;
+      await expectInvalid(user, paths);
+    });
+
+    it('accepts a birth on 01-01-1900 and an issue on the birth date', async () => {
+      const user = aUser();
+      user.passportData.birthDate = '01-01-1900';
+      user.passportData.issueDate = '01-01-1900';
+      expect((await post(user)).status).toBe(201);
+    });
+
+    // The name rule shared with registration (libs/shared/validation person-name.ts).
+    it.each([
+      ['firstName', '   '],
+      ['lastName', '\u00a0'],
+      ['middleName', '  '],
+      ['firstName', 'Ivan\u0007'],
+      ['lastName', 'Pet\trov'],
+      ['middleName', '\u202evonavI'],
+      ['firstName', 'Iv\u200ban'],
+      ['embossingName', '   '],
+      ['embossingName', 'IVAN\tPETROV'],
+      ['embossingName', 'IVAN\nPETROV'],
+    ])('refuses %s %j (blank or with a control character)', async (path, value) => {
+      await expectInvalid(aUser({ [path]: value }), [path]);
+    });
+
     it('accepts 29-02 of a leap year', async () => {
       const user = aUser();
       user.passportData.birthDate = '29-02-2000';

@@ -24,6 +24,20 @@ const ROUTES: Array<[string, string]> = [
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
+/** The parts of an OpenAPI document these checks read. */
+interface OpenApiDocument {
+  servers: { url: string }[];
+  tags: { name: string }[];
+  components: {
+    securitySchemes: Record<string, unknown>;
+    schemas: Record<string, { properties: Record<string, unknown> }>;
+  };
+  paths: Record<
+    string,
+    Record<string, { security?: unknown; tags?: string[]; responses: Record<string, unknown> }>
+  >;
+}
+
 describe('X-secret on the downstream services (e2e)', () => {
   let t: RunningTestService;
 
@@ -81,24 +95,30 @@ describe('X-secret on the downstream services (e2e)', () => {
     expect((await request(t.url).get('/api/health')).status).toBe(200);
   });
 
-  it('documents the services and the X-secret apiKey scheme in OpenAPI', async () => {
-    const doc = (await request(t.url).get('/docs-json')).body;
-    expect(doc.components.securitySchemes['X-secret']).toEqual(
-      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-secret' }),
-    );
+  it('documents each service on its own, with the X-secret apiKey scheme, under its prefix', async () => {
+    const docs: Record<string, OpenApiDocument> = {};
+    for (const prefix of ['user-api', 'operation-api', 'operation-api-v2', 'branch-api']) {
+      docs[prefix] = (await request(t.url).get(`/${prefix}/docs-json`)).body as OpenApiDocument;
+      expect(docs[prefix].servers).toEqual([{ url: `/${prefix}` }]);
+      expect(docs[prefix].components.securitySchemes['X-secret']).toEqual(
+        expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-secret' }),
+      );
+    }
     for (const [method, path] of ROUTES) {
-      const template = path
+      const [, prefix, rest] = /^\/([^/]+)(\/.*)$/.exec(path) as RegExpExecArray;
+      const template = rest
         .replace(/XABCDE$/, () =>
-          path.includes('by-owner')
+          rest.includes('by-owner')
             ? '{cardOwner}'
-            : path.includes('by-holder')
+            : rest.includes('by-holder')
               ? '{userId}'
               : '{id}',
         )
         .replace(/3f0e4a52-[0-9a-f-]+/, '{id}')
         .replace(/\/0001$/, '/{id}');
-      const operation = doc.paths[template]?.[method];
-      expect({ template, method, found: Boolean(operation) }).toEqual({
+      const operation = docs[prefix].paths[template]?.[method];
+      expect({ prefix, template, method, found: Boolean(operation) }).toEqual({
+        prefix,
         template,
         method,
         found: true,
@@ -106,23 +126,23 @@ describe('X-secret on the downstream services (e2e)', () => {
       expect(operation.security).toEqual([{ 'X-secret': [] }]);
       expect(operation.responses['403']).toBeDefined();
     }
-    const tags = doc.tags.map((tag: { name: string }) => tag.name);
-    expect(tags).toEqual(
-      expect.arrayContaining([
-        'user service',
-        'operation service (v1)',
-        'operation service (v2 path)',
-        'branch service',
-      ]),
-    );
-    expect(doc.paths['/operation-api-v2/api/v1/operations'].post.tags).toEqual([
+    expect(docs['user-api'].tags.map((tag) => tag.name)).toEqual(['user service']);
+    expect(docs['operation-api-v2'].paths['/api/v1/operations'].post.tags).toEqual([
       'operation service (v2 path)',
     ]);
-    expect(doc.paths['/operation-api/api/v1/operations'].post.tags).toEqual([
+    expect(docs['operation-api'].paths['/api/v1/operations'].post.tags).toEqual([
       'operation service (v1)',
     ]);
-    const userSchema = doc.components.schemas.CreateUserDto;
+    const userSchema = docs['user-api'].components.schemas.CreateUserDto;
     expect(userSchema.properties.firstName).toMatchObject({ maxLength: 150, example: 'Ivan' });
+  });
+
+  it('leaves the card issue document to the card issue API, without X-secret', async () => {
+    const doc = (await request(t.url).get('/docs-json')).body;
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual(['card-issue', 'health']);
+    expect(Object.keys(doc.paths).filter((path) => /-api\//.test(path))).toEqual([]);
+    // Its own scheme is the optional bearer JWT (AUTH_MODE=jwt); X-secret is not among them.
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearer']);
     expect(doc.paths['/api/health'].get.security).toBeUndefined();
   });
 });

@@ -112,7 +112,9 @@ async function boot(shape: 'card' | 'registration'): Promise<TestApp> {
       shape === 'card'
         ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
         : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
-    swagger: { title: 'probe', description: 'probe', version: '1' },
+    swagger: {
+      documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
+    },
   });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger, Type } from '@nestjs/com
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock, formatLocalDateTime } from '@bank/shared/calendar';
 import { RateLimitedLog } from '../rate-limited-log';
+import { logSafeMessage } from '../log-safe-error';
 import { Problem, toProblem } from './problem';
 import type { PlatformAnswers } from '../swagger';
 
@@ -69,6 +70,9 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
       problem.retryAfterSeconds ??
       (problem.status === 503 ? this.settings.retryAfterSeconds : undefined);
     if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+    if (problem.wwwAuthenticate) headers['www-authenticate'] = problem.wwwAuthenticate;
+
+    if (problem.allow) headers.allow = problem.allow.join(', ');
     const body = this.render(problem, formatLocalDateTime(this.clock.now(), this.timeZone));
     return { problem, body, headers };
   }
@@ -80,7 +84,7 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
     const { problem, body, headers } = this.answer(exception);
     if (problem.outage) {
       this.outages.report(problem.outage, {
-        error: exception instanceof Error ? exception.message : String(exception),
+        error: logSafeMessage(exception),
         reqId: request?.id,
         method: request?.method,
         url: request?.url,

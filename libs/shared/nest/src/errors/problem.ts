@@ -1,6 +1,8 @@
+import { STATUS_CODES } from 'node:http';
 import { HttpException } from '@nestjs/common';
 import { databaseUnavailable, uniqueViolationConstraint } from '@bank/shared/database';
 import { DomainError, FieldError, RequestValidationError } from '@bank/shared/errors';
+import { MethodNotAllowedError } from '../route-methods';
 
 /**
  * What went wrong, independent of how a service renders it. Every exception that
@@ -17,6 +19,11 @@ export interface Problem {
   fieldErrors?: FieldError[];
   /** Seconds after which a retry may succeed: the filter sends Retry-After. */
   retryAfterSeconds?: number;
+  /** The authentication challenge of a 401/403: the filter sends WWW-Authenticate. */
+  wwwAuthenticate?: string;
+
+  /** The methods the resource supports (a 405): the filter sends Allow. */
+  allow?: string[];
   /** True when the failure was not anticipated and must be logged with its stack. */
   unexpected: boolean;
   /**
@@ -49,6 +56,13 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; message: str
     message: 'Request headers are too large',
   },
   CLIENT_ERROR: { status: 400, code: 'BAD_REQUEST', message: 'Malformed HTTP request' },
+  // The router's own texts quote the URL; these answers never echo it.
+  FST_ERR_BAD_URL: { status: 400, code: 'MALFORMED_URL', message: 'The URL is malformed' },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 414,
+    code: 'URI_TOO_LONG',
+    message: 'A path parameter is longer than 200 characters',
+  },
   SHUTTING_DOWN: {
     status: 503,
     code: 'SHUTTING_DOWN',
@@ -149,6 +163,16 @@ export function toProblem(exception: unknown): Problem {
       message: exception.message,
       title: exception.title,
       retryAfterSeconds: exception.retryAfterSeconds,
+      wwwAuthenticate: exception.wwwAuthenticate,
+      unexpected: false,
+    };
+  }
+  if (exception instanceof MethodNotAllowedError) {
+    return {
+      status: 405,
+      code: exception.code,
+      message: exception.message,
+      allow: exception.allowed,
       unexpected: false,
     };
   }
@@ -189,10 +213,11 @@ export function toProblem(exception: unknown): Problem {
     }
     const status = framework.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
+      // A framework's text may quote the request (its URL, a header): the reason phrase only.
       return {
         status,
         code: `HTTP_${status}`,
-        message: framework.message ?? 'Bad request',
+        message: STATUS_CODES[status] ?? 'Bad request',
         unexpected: false,
       };
     }

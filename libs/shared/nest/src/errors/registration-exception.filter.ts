@@ -12,6 +12,28 @@ export class RegistrationExceptionFilter extends ErrorShapeFilter {
     alsoUnavailable: 'Также: база данных недоступна или сервис останавливается',
     retryAfter: 'Через сколько секунд повторить запрос',
     requestTimeout: 'Запрос (заголовки и тело) не получен вовремя',
+    tooManyRequests:
+      'Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан)',
+    payloadTooLarge: 'Тело запроса больше 1 МиБ',
+    unsupportedMediaType: 'Тело запроса не в формате application/json',
+    alsoMalformedJson: 'Также: тело запроса — некорректный JSON',
+    internalError:
+      'Непредвиденная ошибка (записана в журнал с идентификатором запроса; тело без деталей)',
+    requestId:
+      'X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; ' +
+      'записи журнала о запросе содержат его',
+    rateLimitLimit: 'Сколько запросов разрешено за окно (только если RATE_LIMIT задан)',
+    rateLimitRemaining: 'Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан)',
+    rateLimitReset: 'Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан)',
+
+    bearerScheme:
+      'JWT настроенного издателя с областью доступа, указанной у операции в x-required-scopes ' +
+      '(утверждение scope через пробел или scp). Нужен, только если сервис запущен с AUTH_MODE=jwt.',
+    unauthorized:
+      'AUTH_MODE=jwt: нет токена доступа или токен не проходит проверку (подпись, издатель, аудитория, срок)',
+    wwwAuthenticate: 'Вызов Bearer (RFC 6750) с error и error_description или scope',
+    forbidden: 'AUTH_MODE=jwt: у токена нет области доступа',
+    alsoForbidden: 'Также (AUTH_MODE=jwt): у токена нет области доступа',
   };
 
   protected render(problem: Problem, timestamp: string): RegistrationErrorBody {
@@ -78,6 +100,12 @@ const GENERIC: Record<string, RussianText> = {
     title: 'Слишком большие заголовки',
     message: 'Заголовки запроса слишком велики',
   },
+  MALFORMED_URL: { title: 'Некорректный запрос', message: 'Некорректный адрес запроса' },
+  URI_TOO_LONG: {
+    title: 'Слишком длинный адрес',
+    message: 'Параметр пути длиннее 200 символов',
+  },
+  BAD_REQUEST: { title: 'Некорректный запрос', message: 'Некорректный HTTP-запрос' },
   SHUTTING_DOWN: {
     title: 'Сервис недоступен',
     message: 'Сервис останавливается, повторите запрос позже',
@@ -85,6 +113,22 @@ const GENERIC: Record<string, RussianText> = {
   DATABASE_UNAVAILABLE: {
     title: 'Сервис недоступен',
     message: 'База данных временно недоступна, повторите запрос позже',
+  },
+  AUTH_TOKEN_MISSING: {
+    title: 'Требуется аутентификация',
+    message: 'Нужен токен доступа (заголовок Authorization: Bearer <токен>)',
+  },
+  AUTH_TOKEN_INVALID: {
+    title: 'Требуется аутентификация',
+    message: 'Токен доступа недействителен',
+  },
+  AUTH_SCOPE_MISSING: {
+    title: 'Доступ запрещён',
+    message: 'Токен доступа не даёт права на эту операцию',
+  },
+  AUTH_KEYS_UNAVAILABLE: {
+    title: 'Сервис недоступен',
+    message: 'Ключи издателя токенов недоступны, повторите запрос позже',
   },
   INTERNAL_ERROR: {
     title: 'Внутренняя ошибка сервера',
@@ -101,8 +145,10 @@ const BY_STATUS: Record<number, RussianText> = {
   408: GENERIC.REQUEST_TIMEOUT,
   409: GENERIC.UNIQUE_VIOLATION,
   413: GENERIC.PAYLOAD_TOO_LARGE,
+  414: GENERIC.URI_TOO_LONG,
   415: GENERIC.UNSUPPORTED_MEDIA_TYPE,
   429: GENERIC.TOO_MANY_REQUESTS,
+  431: GENERIC.HEADERS_TOO_LARGE,
   503: {
     title: 'Сервис недоступен',
     message: 'Сервис временно недоступен, повторите запрос позже',

@@ -20,3 +20,12 @@ export class HealthResponse {
   @ApiProperty({ type: HealthChecks })
   checks!: HealthChecks;
 }
+
+/** The body of the liveness and readiness probes. */
+export class ProbeResponse {
+  @ApiProperty({ enum: ['UP', 'DOWN'], example: 'UP' })
+  status!: 'UP' | 'DOWN';
+
+  @ApiProperty({ example: 'card-issue' })
+  service!: string;
+}

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, OnModuleDestroy, Res } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -7,13 +7,23 @@ import {
 } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { FastifyReply } from 'fastify';
-import { HealthResponse } from './health-response.dto';
+import { HealthResponse, ProbeResponse } from './health-response.dto';
 
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
 
+/**
+ * The spec's health check and the Kubernetes probes. `live`: the process answers (no database:
+ * a database outage must not restart every pod). `ready`: the database answers and the service
+ * is not shutting down (from the first shutdown hook on, so the endpoints drop the pod while its
+ * requests in flight finish). There is no separate startup endpoint: the server listens only
+ * once configuration, database connection and migrations are done, so the first 200 of `live`
+ * means started (docs/decisions.md).
+ */
 @ApiTags('health')
 @Controller('api/health')
-export class HealthController {
+export class HealthController implements OnModuleDestroy {
+  private shuttingDown = false;
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
@@ -28,16 +38,52 @@ export class HealthController {
     description: 'DOWN: the database does not answer',
   })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthResponse> {
+    if (await this.databaseAnswers()) {
+      return { status: 'UP', service: this.serviceName, checks: { database: { status: 'UP' } } };
+    }
+    void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
+    return {
+      status: 'DOWN',
+      service: this.serviceName,
+      checks: { database: { status: 'DOWN' } },
+    };
+  }
+
+  @Get('live')
+  @ApiOperation({ summary: 'Liveness probe: the process answers (the database is not asked)' })
+  @ApiOkResponse({ type: ProbeResponse, description: 'UP' })
+  live(): ProbeResponse {
+    return { status: 'UP', service: this.serviceName };
+  }
+
+  @Get('ready')
+  @ApiOperation({
+    summary: 'Readiness probe: the database answers and the service is not shutting down',
+  })
+  @ApiOkResponse({ type: ProbeResponse, description: 'UP: send traffic here' })
+  @ApiServiceUnavailableResponse({
+    type: ProbeResponse,
+    description: 'DOWN: the database does not answer, or the service is shutting down',
+  })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ProbeResponse> {
+    if (!this.shuttingDown && (await this.databaseAnswers())) {
+      return { status: 'UP', service: this.serviceName };
+    }
+    void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
+    return { status: 'DOWN', service: this.serviceName };
+  }
+
+  /** The first shutdown hook Nest calls (SIGTERM): not ready from here on. */
+  onModuleDestroy(): void {
+    this.shuttingDown = true;
+  }
+
+  private async databaseAnswers(): Promise<boolean> {
     try {
       await this.health.check([() => this.database.pingCheck('database', { timeout: 2_000 })]);
-      return { status: 'UP', service: this.serviceName, checks: { database: { status: 'UP' } } };
+      return true;
     } catch {
-      void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
-      return {
-        status: 'DOWN',
-        service: this.serviceName,
-        checks: { database: { status: 'DOWN' } },
-      };
+      return false;
     }
   }
 }
