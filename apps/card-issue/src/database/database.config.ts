@@ -16,6 +16,7 @@ import { OutboxStates1795394540000 } from './migrations/1795394540000-OutboxStat
 import { IdempotencyKeyLeases1795410000000 } from './migrations/1795410000000-IdempotencyKeyLeases';
 import { OutboxTraceContext1795420000000 } from './migrations/1795420000000-OutboxTraceContext';
 import { HolderCreations1795430000000 } from './migrations/1795430000000-HolderCreations';
+import { Webhooks1795440000000 } from './migrations/1795440000000-Webhooks';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -42,5 +43,6 @@ export const DATABASE_OPTIONS: Pick<
     IdempotencyKeyLeases1795410000000,
     OutboxTraceContext1795420000000,
     HolderCreations1795430000000,
+    Webhooks1795440000000,
   ],
 };
