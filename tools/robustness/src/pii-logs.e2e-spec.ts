@@ -79,16 +79,26 @@ async function underBackendKills(
 }
 
 /**
- * The lines holding any of the values, each shortened to the values it holds. (A passport
- * series has 4 digits, too few to tell from a timestamp: its number stands for the passport.)
+ * The lines holding any of the values, each shortened to the values it holds and the text
+ * around the first one (so a failure shows where it leaked). A value counts only as a whole
+ * token, not inside a longer run of digits: the log is full of 13-digit epoch milliseconds,
+ * durations and pids, and a passport number's six digits turn up inside them by chance (a
+ * leaked parameter stands alone: `"951382"`, `(5138, 951382)`). (A passport series has 4
+ * digits, too few to tell from other numbers: its number stands for the passport.)
  */
 function leaks(log: string, people: PersonalData[]): string[] {
   const values = people.flatMap(({ series: _series, ...distinct }) => Object.values(distinct));
-  return log
-    .split('\n')
-    .map((line) => values.filter((value) => line.includes(value)))
-    .filter((found) => found.length > 0)
-    .map((found) => found.join(', '));
+  const tokens = values.map((value) => ({
+    value,
+    pattern: new RegExp(`(?<![0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9])`),
+  }));
+  return log.split('\n').flatMap((line) => {
+    const found = tokens.filter(({ value, pattern }) => line.includes(value) && pattern.test(line));
+    if (!found.length) return [];
+    const at = line.search(found[0].pattern);
+    const context = line.slice(Math.max(0, at - 80), at + 80);
+    return [`${found.map(({ value }) => value).join(', ')} in: ${context}`];
+  });
 }
 
 const LOGGING = { LOG_LEVEL: 'trace', DB_POOL_SIZE: '4', ERROR_LOG_INTERVAL_MS: '100' };
