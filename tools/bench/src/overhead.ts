@@ -22,6 +22,12 @@ const tracing = (ratio: string) => (sinkUrl: string) => ({
 export const OVERHEAD_CONFIGURATIONS: Configuration[] = [
   { name: 'metrics off, tracing off', env: () => ({ METRICS_ENABLED: 'false' }) },
   { name: 'metrics on', env: () => METRICS_ON },
+  // Every request takes the unsampled path (the edge decision, a suppressed context, the
+  // traceparent it passes on): what tracing costs before any span is recorded.
+  {
+    name: 'metrics on, tracing 0 %',
+    env: (sink) => ({ ...METRICS_ON, ...tracing('0')(sink) }),
+  },
   {
     name: 'metrics on, tracing 10 %',
     env: (sink) => ({ ...METRICS_ON, ...tracing('0.1')(sink) }),
