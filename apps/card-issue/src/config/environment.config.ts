@@ -13,6 +13,7 @@ import {
   ValidationArguments,
 } from 'class-validator';
 import { BaseEnvironment, toBoolean } from '@bank/shared/nest';
+import { parseCidrList } from '@bank/shared/webhooks';
 
 export const SERVICE_NAME = 'card-issue';
 
@@ -228,6 +229,42 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(1)
   @Max(100_000)
   OUTBOX_PURGE_BATCH_SIZE = 5_000;
+
+  // --- Webhook subscriptions (issue 17; docs/webhooks.md "Subscriptions") ---
+
+  /**
+   * How long the secret a rotation replaces keeps signing deliveries next to the new one, so
+   * receivers can switch without a gap. 0: the old secret stops at once.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(720)
+  WEBHOOK_SECRET_OVERLAP_HOURS = 24;
+
+  /**
+   * Address ranges a webhook URL may point to although private, loopback, link-local, CGNAT or
+   * unspecified (comma list of CIDRs or addresses; tests: 127.0.0.0/8). Checked when a
+   * subscription is written and at every delivery. Default: none.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @ValidateBy({
+    name: 'isCidrList',
+    validator: {
+      validate: (value: unknown) => {
+        try {
+          parseCidrList(String(value));
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () =>
+        'WEBHOOK_ALLOWED_TARGET_CIDRS must be a comma list of IP addresses or CIDRs',
+    },
+  })
+  WEBHOOK_ALLOWED_TARGET_CIDRS?: string;
 }
 
 /** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */

@@ -1,0 +1,144 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { RequireScopes } from '@bank/shared/auth';
+import { CardIssueErrorBody } from '@bank/shared/nest';
+import { WebhookEventDto } from './dto/webhook-event.dto';
+import { WebhookPageQueryDto } from './dto/webhook-list-query.dto';
+import { ApiSubscriptionIdParam, SubscriptionIdParam } from './dto/webhook-subscription-params.dto';
+import {
+  CreateWebhookSubscriptionDto,
+  UpdateWebhookSubscriptionDto,
+} from './dto/webhook-subscription-request.dto';
+import {
+  CreatedWebhookSubscriptionDto,
+  RotatedWebhookSecretDto,
+  WebhookSubscriptionDto,
+} from './dto/webhook-subscription-response.dto';
+import { WebhookSubscriptionsService } from './webhook-subscriptions.service';
+import { WEBHOOK_SCOPES } from './webhooks.scopes';
+
+const DELIVERY_DESCRIPTION =
+  'Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEvent) with the headers ' +
+  'Webhook-Id (the event id), Webhook-Timestamp (unix seconds) and Webhook-Signature: ' +
+  't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")> (a second v1 while a rotated secret overlaps), ' +
+  'plus X-Request-Id and traceparent when the change had them. Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges it; ' +
+  'anything else is retried with exponential backoff until WEBHOOK_MAX_ATTEMPTS, then dead-lettered. ' +
+  'Events of one request arrive in sequence order; deduplicate by id (docs/webhooks.md).';
+
+const NOT_FOUND = 'No subscription with this id';
+
+@ApiTags('webhook-subscriptions')
+@ApiExtraModels(WebhookEventDto)
+@Controller('api/v1/webhook-subscriptions')
+export class WebhookSubscriptionsController {
+  constructor(private readonly subscriptions: WebhookSubscriptionsService) {}
+
+  @Post()
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Subscribe a URL to card issue events',
+    description: `Answers the subscription with its signing secret, shown this once. ${DELIVERY_DESCRIPTION}`,
+  })
+  @ApiCreatedResponse({
+    type: CreatedWebhookSubscriptionDto,
+    description: 'Stored; secret shown once',
+  })
+  @ApiBadRequestResponse({
+    type: CardIssueErrorBody,
+    description: 'Validation failed, or the URL breaks a target rule (errors.url names it)',
+  })
+  create(@Body() body: CreateWebhookSubscriptionDto): Promise<CreatedWebhookSubscriptionDto> {
+    return this.subscriptions.create(body);
+  }
+
+  @Get()
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @ApiOperation({ summary: 'Subscriptions, newest first (without secrets)' })
+  @ApiOkResponse({
+    type: [WebhookSubscriptionDto],
+    description: 'The page (empty when there is none)',
+  })
+  @ApiBadRequestResponse({
+    type: CardIssueErrorBody,
+    description: 'limit / offset not a decimal integer in its range',
+  })
+  list(@Query() query: WebhookPageQueryDto): Promise<WebhookSubscriptionDto[]> {
+    return this.subscriptions.list(query.limit, query.offset);
+  }
+
+  @Get(':id')
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @ApiOperation({ summary: 'A subscription (without its secret)' })
+  @ApiSubscriptionIdParam()
+  @ApiOkResponse({ type: WebhookSubscriptionDto })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed id' })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
+  get(@SubscriptionIdParam() id: string): Promise<WebhookSubscriptionDto> {
+    return this.subscriptions.get(id);
+  }
+
+  @Patch(':id')
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @ApiOperation({
+    summary: 'Change a subscription',
+    description:
+      'Only the fields sent change. enabled=false stops new events from being written for it; deliveries ' +
+      'already written still go out. New event types apply to the changes after this one.',
+  })
+  @ApiSubscriptionIdParam()
+  @ApiOkResponse({ type: WebhookSubscriptionDto, description: 'The subscription as changed' })
+  @ApiBadRequestResponse({
+    type: CardIssueErrorBody,
+    description: 'Validation failed, or the URL breaks a target rule (errors.url names it)',
+  })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
+  update(
+    @SubscriptionIdParam() id: string,
+    @Body() body: UpdateWebhookSubscriptionDto,
+  ): Promise<WebhookSubscriptionDto> {
+    return this.subscriptions.update(id, body);
+  }
+
+  @Delete(':id')
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a subscription',
+    description:
+      'Its deliveries (pending ones included, which are then never sent) and their log go with it.',
+  })
+  @ApiSubscriptionIdParam()
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed id' })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
+  delete(@SubscriptionIdParam() id: string): Promise<void> {
+    return this.subscriptions.delete(id);
+  }
+
+  @Post(':id/rotate-secret')
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Replace the signing secret',
+    description:
+      'Answers the new secret, shown this once. The replaced secret keeps signing next to it (a second v1 in ' +
+      'Webhook-Signature) until previousSecretExpiresAt, WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.',
+  })
+  @ApiSubscriptionIdParam()
+  @ApiOkResponse({ type: RotatedWebhookSecretDto })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed id' })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
+  rotateSecret(@SubscriptionIdParam() id: string): Promise<RotatedWebhookSecretDto> {
+    return this.subscriptions.rotateSecret(id);
+  }
+}
