@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiCreatedResponse,
+  ApiCallbacks,
   ApiExtraModels,
+  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -27,7 +28,7 @@ import { WebhookSubscriptionsService } from './webhook-subscriptions.service';
 import { WEBHOOK_SCOPES } from './webhooks.scopes';
 
 const DELIVERY_DESCRIPTION =
-  'Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEvent) with the headers ' +
+  'Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto) with the headers ' +
   'Webhook-Id (the event id), Webhook-Timestamp (unix seconds) and Webhook-Signature: ' +
   't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")> (a second v1 while a rotated secret overlaps), ' +
   'plus X-Request-Id and traceparent when the change had them. Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges it; ' +
@@ -37,6 +38,7 @@ const DELIVERY_DESCRIPTION =
 const NOT_FOUND = 'No subscription with this id';
 
 @ApiTags('webhook-subscriptions')
+// The callbacks below name the event schema by reference; this puts it in the components.
 @ApiExtraModels(WebhookEventDto)
 @Controller('api/v1/webhook-subscriptions')
 export class WebhookSubscriptionsController {
@@ -52,6 +54,19 @@ export class WebhookSubscriptionsController {
   @ApiCreatedResponse({
     type: CreatedWebhookSubscriptionDto,
     description: 'Stored; secret shown once',
+  })
+  // The events themselves, as OpenAPI callbacks: POSTed to the URL the subscription names.
+  @ApiCallbacks({
+    name: 'cardIssueEvent',
+    callbackUrl: '{$request.body#/url}',
+    method: 'post',
+    requestBody: { type: WebhookEventDto },
+    expectedResponse: {
+      status: 200,
+      description:
+        'Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges the event (the body is ignored beyond its first 256 characters); ' +
+        'anything else, a redirect included, is a failed attempt',
+    },
   })
   @ApiBadRequestResponse({
     type: CardIssueErrorBody,
@@ -80,7 +95,7 @@ export class WebhookSubscriptionsController {
   @RequireScopes(WEBHOOK_SCOPES.manage)
   @ApiOperation({ summary: 'A subscription (without its secret)' })
   @ApiSubscriptionIdParam()
-  @ApiOkResponse({ type: WebhookSubscriptionDto })
+  @ApiOkResponse({ type: WebhookSubscriptionDto, description: 'The subscription' })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed id' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
   get(@SubscriptionIdParam() id: string): Promise<WebhookSubscriptionDto> {
@@ -135,7 +150,7 @@ export class WebhookSubscriptionsController {
       'Webhook-Signature) until previousSecretExpiresAt, WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.',
   })
   @ApiSubscriptionIdParam()
-  @ApiOkResponse({ type: RotatedWebhookSecretDto })
+  @ApiOkResponse({ type: RotatedWebhookSecretDto, description: 'The new secret, shown once' })
   @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed id' })
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
   rotateSecret(@SubscriptionIdParam() id: string): Promise<RotatedWebhookSecretDto> {

@@ -57,7 +57,7 @@ export class WebhookEventDataDto {
 }
 
 /**
- * The body of every webhook delivery (documented for OpenAPI as the schema WebhookEvent, since
+ * The body of every webhook delivery (documented for OpenAPI as the schema WebhookEventDto, since
  * the receiver's URL is the subscriber's). Byte-identical on every attempt of one event; keys
  * in this order.
  */

@@ -23,7 +23,7 @@ const URL_DESCRIPTION =
   'WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.';
 
 const EVENT_TYPES_DESCRIPTION =
-  'The event types to receive (at least one, no repeats); each event is described by the schema WebhookEvent';
+  'The event types to receive (at least one, no repeats); each event is described by the schema WebhookEventDto';
 
 /** Left out may be; null may not (only description has a meaning for null). */
 const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
