@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { ENVIRONMENT } from '@bank/shared/nest';
+import { parseCidrList, WebhookTargetPolicy } from '@bank/shared/webhooks';
+import { CardIssueEnvironment } from '../config/environment.config';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDispatcherService } from './webhook-dispatcher.service';
+import { WebhookSender } from './webhook-sender';
+import { WebhooksMetrics } from './webhooks.metrics';
+import { WebhooksScheduler } from './webhooks.scheduler';
+
+/**
+ * Signed webhooks of card issue status changes (docs/webhooks.md). The card issue statements
+ * write the events (card-issues.sql.ts); CardIssuesModule imports this module to kick the
+ * dispatcher after a change.
+ */
+@Module({
+  providers: [
+    // --- delivery (helper DELIVERY) ---
+    {
+      // One policy for the subscription API and the sender: the same rules at write and at send.
+      provide: WebhookTargetPolicy,
+      inject: [ENVIRONMENT],
+      useFactory: (env: CardIssueEnvironment) =>
+        new WebhookTargetPolicy({
+          production: env.NODE_ENV === 'production',
+          allowedCidrs: parseCidrList(env.WEBHOOK_ALLOWED_TARGET_CIDRS),
+        }),
+    },
+    WebhookDeliveriesRepository,
+    WebhookSender,
+    WebhooksMetrics,
+    WebhookDispatcherService,
+    WebhooksScheduler,
+    // --- end of delivery ---
+  ],
+  exports: [
+    // --- delivery (helper DELIVERY) ---
+    WebhookTargetPolicy,
+    WebhookDeliveriesRepository,
+    WebhookDispatcherService,
+    // --- end of delivery ---
+  ],
+})
+export class WebhooksModule {}
