@@ -1,7 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiCallbacks,
+  ApiConflictResponse,
   ApiExtraModels,
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -13,8 +15,14 @@ import {
 import { RequireScopes } from '@bank/shared/auth';
 import { CardIssueErrorBody } from '@bank/shared/nest';
 import { WebhookEventDto } from './dto/webhook-event.dto';
-import { WebhookPageQueryDto } from './dto/webhook-list-query.dto';
-import { ApiSubscriptionIdParam, SubscriptionIdParam } from './dto/webhook-subscription-params.dto';
+import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
+import { WebhookDeliveriesQueryDto, WebhookPageQueryDto } from './dto/webhook-list-query.dto';
+import {
+  ApiDeliveryIdParam,
+  ApiSubscriptionIdParam,
+  DeliveryIdParam,
+  SubscriptionIdParam,
+} from './dto/webhook-subscription-params.dto';
 import {
   CreateWebhookSubscriptionDto,
   UpdateWebhookSubscriptionDto,
@@ -155,5 +163,57 @@ export class WebhookSubscriptionsController {
   @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
   rotateSecret(@SubscriptionIdParam() id: string): Promise<RotatedWebhookSecretDto> {
     return this.subscriptions.rotateSecret(id);
+  }
+
+  @Get(':id/deliveries')
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @ApiOperation({
+    summary: 'The delivery log of a subscription, newest first',
+    description:
+      'One entry per event written for the subscription, with its state, the outcome of its last attempt and ' +
+      'every attempt (status code, latency, error). Delivered entries are purged after WEBHOOK_RETENTION_HOURS.',
+  })
+  @ApiSubscriptionIdParam()
+  @ApiOkResponse({ type: [WebhookDeliveryDto], description: 'The page (empty when there is none)' })
+  @ApiBadRequestResponse({
+    type: CardIssueErrorBody,
+    description:
+      'Malformed id, unknown state, or limit / offset not a decimal integer in its range',
+  })
+  @ApiNotFoundResponse({ type: CardIssueErrorBody, description: NOT_FOUND })
+  listDeliveries(
+    @SubscriptionIdParam() id: string,
+    @Query() query: WebhookDeliveriesQueryDto,
+  ): Promise<WebhookDeliveryDto[]> {
+    return this.subscriptions.listDeliveries(id, query);
+  }
+
+  @Post(':id/deliveries/:deliveryId/redeliver')
+  @RequireScopes(WEBHOOK_SCOPES.manage)
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Redeliver a dead-lettered delivery',
+    description:
+      'A DEAD delivery becomes PENDING again, due now, its attempts counted from zero (its earlier attempts stay ' +
+      'in the log); the later deliveries of the same request to this subscription, held back behind it, are due ' +
+      'now too. The body and its event id are the same as before, so a receiver that got it deduplicates it.',
+  })
+  @ApiSubscriptionIdParam()
+  @ApiDeliveryIdParam()
+  @ApiAcceptedResponse({ description: 'Queued for delivery' })
+  @ApiBadRequestResponse({ type: CardIssueErrorBody, description: 'Malformed id or delivery id' })
+  @ApiNotFoundResponse({
+    type: CardIssueErrorBody,
+    description: 'No subscription with this id, or no such delivery of it',
+  })
+  @ApiConflictResponse({
+    type: CardIssueErrorBody,
+    description: 'The delivery is not DEAD (PENDING: on its way; DELIVERED: arrived)',
+  })
+  redeliver(
+    @SubscriptionIdParam() id: string,
+    @DeliveryIdParam() deliveryId: string,
+  ): Promise<void> {
+    return this.subscriptions.redeliver(id, deliveryId);
   }
 }

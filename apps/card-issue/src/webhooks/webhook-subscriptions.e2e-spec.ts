@@ -20,7 +20,7 @@ describe('webhook subscriptions API (e2e)', () => {
   let t: RunningTestService;
 
   beforeAll(async () => {
-    t = await startCardIssue({ label: 'webhook_subscriptions', env: { ...BACKGROUND_OFF } });
+    t = await startCardIssue({ label: 'webhook_subscriptions', env: { ...BACKGROUND_OFF, WEBHOOKS_ENABLED: 'false' } });
   });
 
   afterAll(async () => {
@@ -285,7 +285,7 @@ describe('webhook subscriptions API behind bearer JWT (e2e)', () => {
     issuer = await startTestTokenIssuer();
     t = await startCardIssue({
       label: 'webhook_subscriptions_auth',
-      env: { ...BACKGROUND_OFF, ...issuer.env() },
+      env: { ...BACKGROUND_OFF, WEBHOOKS_ENABLED: 'false', ...issuer.env() },
     });
   });
 

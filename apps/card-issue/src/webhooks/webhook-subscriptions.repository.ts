@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { WebhookEventType } from './dto/webhook-event-types';
+import type { WebhookEventType } from './webhook-events.model';
 import {
   DELETE_WEBHOOK_SUBSCRIPTION_SQL,
   INSERT_WEBHOOK_SUBSCRIPTION_SQL,

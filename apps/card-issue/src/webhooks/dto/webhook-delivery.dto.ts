@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './webhook-event-types';
-import { WEBHOOK_DELIVERY_STATES, WebhookDeliveryState } from './webhook-list-query.dto';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-events.model';
+import { WEBHOOK_DELIVERY_STATES, WebhookDeliveryState } from '../webhook-deliveries.repository';
 
 const ISO_INSTANT = 'ISO 8601 instant in UTC with milliseconds';
 

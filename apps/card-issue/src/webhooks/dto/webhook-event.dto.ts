@@ -4,13 +4,18 @@ import {
   CardIssueStatus,
   StatusSource,
 } from '../../card-issues/card-issue-status.model';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './webhook-event-types';
+import {
+  WEBHOOK_EVENT_TYPES,
+  WebhookEventBody,
+  WebhookEventData,
+  WebhookEventType,
+} from '../webhook-events.model';
 
 const STATUS_CODE_DESCRIPTION =
   'STSCI01 CREATED, 02 PROCESSING, 03 READY, 04 PLASTIC_READY, 05 FAILED';
 
 /** What changed, in every event type. */
-export class WebhookEventDataDto {
+export class WebhookEventDataDto implements WebhookEventData {
   @ApiProperty({ example: 'RCARDB25112026000001', description: 'RCARDB + ddMMyyyy + 6 digits' })
   requestId!: string;
 
@@ -61,7 +66,7 @@ export class WebhookEventDataDto {
  * the receiver's URL is the subscriber's). Byte-identical on every attempt of one event; keys
  * in this order.
  */
-export class WebhookEventDto {
+export class WebhookEventDto implements WebhookEventBody {
   @ApiProperty({
     format: 'uuid',
     description:

@@ -2,10 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { IsQueryInteger } from '@bank/shared/validation';
 import { LIST_LIMIT, LIST_OFFSET } from '../../card-issues/dto/list-query.dto';
-
-/** The states of a delivery (webhook_deliveries.state). */
-export const WEBHOOK_DELIVERY_STATES = ['PENDING', 'DELIVERED', 'DEAD'] as const;
-export type WebhookDeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number];
+import { WEBHOOK_DELIVERY_STATES, WebhookDeliveryState } from '../webhook-deliveries.repository';
 
 /** Page of a list, with the ranges of the other list endpoint (docs/decisions.md). */
 export class WebhookPageQueryDto {

@@ -11,7 +11,7 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './webhook-event-types';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-events.model';
 
 /** The column's width (varchar(2048)); the scheme and address rules are the service's (400 naming the rule). */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './webhook-event-types';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-events.model';
 
 const ISO_INSTANT = 'ISO 8601 instant in UTC with milliseconds';
 
