@@ -20,7 +20,10 @@ describe('webhook subscriptions API (e2e)', () => {
   let t: RunningTestService;
 
   beforeAll(async () => {
-    t = await startCardIssue({ label: 'webhook_subscriptions', env: { ...BACKGROUND_OFF, WEBHOOKS_ENABLED: 'false' } });
+    t = await startCardIssue({
+      label: 'webhook_subscriptions',
+      env: { ...BACKGROUND_OFF, WEBHOOKS_ENABLED: 'false' },
+    });
   });
 
   afterAll(async () => {
