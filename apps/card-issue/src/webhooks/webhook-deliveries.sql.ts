@@ -155,12 +155,14 @@ export const REDELIVER_WEBHOOK_DELIVERY_SQL = `WITH target AS (
 
 /**
  * The delivery log of subscription $1, newest first: deliveries in state $2 (null: any), $3 per
- * page from $4, each with its attempts in order. Instants leave as epoch milliseconds (as in
- * card-issues.sql.ts); next_attempt_at only while PENDING. Reads ix_webhook_deliveries_log.
+ * page from $4, each with its attempts in the order they were made. Instants leave as epoch milliseconds (as in
+ * card-issues.sql.ts); next_attempt_at only while PENDING, and null for a delivery held behind a
+ * DEAD one of its pair (it goes when that one is redelivered). Reads ix_webhook_deliveries_log.
  */
 export const SELECT_WEBHOOK_DELIVERY_LOG_SQL = `SELECT d.id::text AS id, d.event_id AS "eventId", d.event_type AS "eventType",
    d.request_id AS "requestId", d.sequence, d.state, d.attempts,
-   CASE WHEN d.state = 'PENDING' THEN floor(extract(epoch FROM d.next_attempt_at) * 1000)::float8 END AS "nextAttemptAt",
+   CASE WHEN d.state = 'PENDING' AND d.next_attempt_at < 'infinity'
+        THEN floor(extract(epoch FROM d.next_attempt_at) * 1000)::float8 END AS "nextAttemptAt",
    floor(extract(epoch FROM d.last_attempt_at) * 1000)::float8 AS "lastAttemptAt",
    d.last_status_code AS "lastStatusCode", d.last_latency_ms AS "lastLatencyMs", d.last_error AS "lastError",
    floor(extract(epoch FROM d.created_at) * 1000)::float8 AS "createdAt",
@@ -168,7 +170,7 @@ export const SELECT_WEBHOOK_DELIVERY_LOG_SQL = `SELECT d.id::text AS id, d.event
    (SELECT coalesce(json_agg(json_build_object(
              'attempt', a.attempt, 'at', floor(extract(epoch FROM a.at) * 1000),
              'statusCode', a.status_code, 'latencyMs', a.latency_ms, 'error', a.error,
-             'responsePrefix', a.response_prefix) ORDER BY a.attempt, a.id), '[]')
+             'responsePrefix', a.response_prefix) ORDER BY a.id), '[]')
       FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id) AS "attemptLog"
  FROM webhook_deliveries d
  WHERE d.subscription_id = $1::uuid AND ($2::text IS NULL OR d.state = $2::text)

@@ -32,10 +32,11 @@ const PURGE_BATCH_SIZE = 5_000;
 /** A failed claim round is logged at most once per this interval. */
 const ROUND_FAILURE_LOG_INTERVAL_MS = 10_000;
 /**
- * The lease of a claimed delivery outlives its attempt (WEBHOOK_TIMEOUT_MS) by this much, the
- * time to record the outcome: another replica takes it over only when this one is gone.
+ * The lease of a claimed delivery is twice its attempt's limit (WEBHOOK_TIMEOUT_MS) and this
+ * much more, time to record the outcome: another replica takes it over only when this one is
+ * gone or stuck, and sends it again (at least once; the receiver deduplicates by Webhook-Id).
  */
-const LEASE_MARGIN_MS = 30_000;
+const LEASE_MARGIN_MS = 1_000;
 
 /**
  * Sends webhook deliveries (docs/webhooks.md "Delivery"), apart from the operation outbox: its
@@ -92,7 +93,7 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
           while (!this.stopped && this.freeSlots() > 0) {
             const claimed = await this.repository.claim({
               limit: this.freeSlots(),
-              leaseMs: this.env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+              leaseMs: 2 * this.env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
               busy: this.busySubscriptions(),
               perSubscription: this.env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
             });
