@@ -15,11 +15,7 @@ import { generateWebhookSecret, parseSignatureHeader } from '@bank/shared/webhoo
 import { startCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
 import { createUser } from '../../test/users.fixture';
-import {
-  startWebhookReceiver,
-  WebhookAnswer,
-  WebhookReceiver,
-} from '../../test/webhook-receiver';
+import { startWebhookReceiver, WebhookAnswer, WebhookReceiver } from '../../test/webhook-receiver';
 import { StatusMovesService } from '../card-issues/status-moves.service';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcherService } from './webhook-dispatcher.service';
@@ -652,4 +648,3 @@ describe('webhook delivery (e2e)', () => {
     }
   });
 });
-

@@ -1,64 +1,13 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { FixedClock } from '@bank/shared/calendar';
 import { eventually, RunningTestService } from '@bank/shared/testing';
-import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from '@bank/shared/webhooks';
 import { BACKGROUND_OFF, startCardIssue } from '../../test/card-issue.harness';
 import { NOW, selfVirtual } from '../../test/card-issue-requests.fixture';
 import { createUser } from '../../test/users.fixture';
-import type { WebhookEventBody } from './webhook-events.model';
+import { startWebhookReceiver, WebhookReceiver } from '../../test/webhook-receiver';
 
 const API = '/api/v1/webhook-subscriptions';
 const CARDS = '/api/v1/card-issue';
-
-/** One POST the receiver got: the raw body, as signed, and its signature header. */
-interface Received {
-  path: string;
-  body: string;
-  event: WebhookEventBody;
-  signature: string;
-}
-
-/**
- * A local receiver on loopback (node:http): records every POST by path and answers each path
- * with the status the test sets (200 unless told).
- */
-class Receiver {
-  readonly received: Received[] = [];
-  readonly statusOf = new Map<string, number>();
-  private server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const path = req.url ?? '/';
-        this.received.push({
-          path,
-          body,
-          event: JSON.parse(body) as WebhookEventBody,
-          signature: String(req.headers[WEBHOOK_SIGNATURE_HEADER.toLowerCase()] ?? ''),
-        });
-        res.statusCode = this.statusOf.get(path) ?? 200;
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  at(path: string): Received[] {
-    return this.received.filter((r) => r.path === path);
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /**
  * The subscriptions API against real events: the card issue statements write them, the
@@ -66,11 +15,11 @@ class Receiver {
  */
 describe('webhook subscriptions with events delivered (e2e)', () => {
   let t: RunningTestService;
-  const receiver = new Receiver();
+  /** One receiver per subscription, by name; each verifies with its subscription's secret. */
+  const receivers = new Map<string, WebhookReceiver>();
   let owner: string;
 
   beforeAll(async () => {
-    await receiver.start();
     t = await startCardIssue({
       label: 'webhook_subscription_events',
       env: {
@@ -88,16 +37,18 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
 
   afterAll(async () => {
     await t?.close();
-    await receiver.close();
+    for (const receiver of receivers.values()) await receiver.stop();
   });
 
-  const subscribe = async (path: string, eventTypes: string[], enabled = true) => {
-    const res = await request(t.url)
-      .post(API)
-      .send({ url: `${receiver.url}${path}`, eventTypes, enabled });
+  const subscribe = async (name: string, eventTypes: string[], enabled = true) => {
+    const receiver = await startWebhookReceiver();
+    receivers.set(name, receiver);
+    const res = await request(t.url).post(API).send({ url: receiver.url, eventTypes, enabled });
     expect(res.status).toBe(201);
+    receiver.secrets = [res.body.secret as string];
     return res.body as { id: string; secret: string };
   };
+  const receiverOf = (name: string) => receivers.get(name) as WebhookReceiver;
   const createCard = async () => {
     const res = await request(t.url).post(CARDS).send(selfVirtual(owner));
     expect(res.status).toBe(201);
@@ -112,8 +63,9 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     expect(res.status).toBe(200);
     return res.body as Record<string, unknown>[];
   };
-  const eventsOf = (path: string, requestId: string) =>
-    receiver.at(path).filter((r) => r.event.data.requestId === requestId);
+  /** What the receiver got for one request, duplicates included, each verified against its secrets. */
+  const eventsOf = (name: string, requestId: string) =>
+    receiverOf(name).received.filter((r) => r.body.data.requestId === requestId);
 
   it('writes no event for a disabled subscription; enabling it resumes with the next change', async () => {
     await subscribe('/on', ['card_issue.created', 'card_issue.status_changed']);
@@ -128,20 +80,22 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     expect(enabled.body.enabled).toBe(true);
     await setStatus(requestId, 'PROCESSING');
     await eventually(async () => eventsOf('/off', requestId).length === 1, 10_000);
-    expect(eventsOf('/off', requestId)[0].event).toMatchObject({
+    expect(eventsOf('/off', requestId)[0].body).toMatchObject({
       type: 'card_issue.status_changed',
       sequence: 2,
       data: { requestId, status: 'PROCESSING', previousStatus: 'CREATED', source: 'api' },
     });
     // Both subscriptions got the one event of that change, under the same id.
     await eventually(async () => eventsOf('/on', requestId).length === 2, 10_000);
-    expect(eventsOf('/on', requestId)[1].event.id).toBe(eventsOf('/off', requestId)[0].event.id);
+    expect(eventsOf('/on', requestId)[1].body.id).toBe(eventsOf('/off', requestId)[0].body.id);
 
     // Disabled again: the next change writes nothing for it.
     await request(t.url).patch(`${API}/${off.id}`).send({ enabled: false });
     await setStatus(requestId, 'READY');
     await eventually(async () => eventsOf('/on', requestId).length === 3, 10_000);
     expect((await deliveries(off.id)).map((d) => d.sequence)).toEqual([2]);
+    for (const name of ['/on', '/off'])
+      expect(receiverOf(name).received.every((webhook) => webhook.verified)).toBe(true);
   });
 
   it('signs with both secrets during the rotation overlap, with the new one only after it', async () => {
@@ -150,17 +104,14 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     expect(rotated.status).toBe(200);
     const newSecret = rotated.body.secret as string;
 
+    const receiver = receiverOf('/rotated');
+    receiver.secrets = [sub.secret, newSecret];
+
     const requestId = await createCard();
     await eventually(async () => eventsOf('/rotated', requestId).length === 1, 10_000);
     const during = eventsOf('/rotated', requestId)[0];
-    expect(during.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
-    for (const secret of [sub.secret, newSecret])
-      expect(
-        verifyWebhookSignature({ body: during.body, header: during.signature, secret }),
-      ).toEqual({
-        valid: true,
-        timestamp: expect.any(Number),
-      });
+    expect(during.headers['webhook-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(during.matchingSecrets).toEqual([sub.secret, newSecret]);
 
     // The overlap runs out (as WEBHOOK_SECRET_OVERLAP_HOURS would, without waiting a day).
     await t.dataSource.query(
@@ -170,22 +121,13 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     await setStatus(requestId, 'PROCESSING');
     await eventually(async () => eventsOf('/rotated', requestId).length === 2, 10_000);
     const after = eventsOf('/rotated', requestId)[1];
-    expect(after.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(
-      verifyWebhookSignature({ body: after.body, header: after.signature, secret: newSecret })
-        .valid,
-    ).toBe(true);
-    expect(
-      verifyWebhookSignature({ body: after.body, header: after.signature, secret: sub.secret }),
-    ).toEqual({
-      valid: false,
-      reason: 'no-matching-signature',
-    });
+    expect(after.headers['webhook-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(after.matchingSecrets).toEqual([newSecret]);
   });
 
   it('shows the delivery log with every attempt, and redelivers a dead-lettered delivery', async () => {
-    receiver.statusOf.set('/dead', 500);
     const sub = await subscribe('/dead', ['card_issue.created']);
+    receiverOf('/dead').behaviour = () => ({ status: 500 });
     const requestId = await createCard();
 
     // WEBHOOK_MAX_ATTEMPTS=2: two 500s, then DEAD.
@@ -196,7 +138,7 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     }, 10_000);
     expect(log[0]).toEqual({
       id: expect.stringMatching(/^\d+$/),
-      eventId: eventsOf('/dead', requestId)[0].event.id,
+      eventId: eventsOf('/dead', requestId)[0].body.id,
       eventType: 'card_issue.created',
       requestId,
       sequence: 1,
@@ -230,7 +172,7 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     expect((await deliveries(sub.id, { state: 'DEAD' })).map((d) => d.id)).toEqual([log[0].id]);
     const deliveryId = log[0].id as string;
 
-    receiver.statusOf.set('/dead', 200);
+    receiverOf('/dead').behaviour = () => ({ status: 204 });
     const redelivered = await request(t.url).post(
       `${API}/${sub.id}/deliveries/${deliveryId}/redeliver`,
     );
@@ -239,18 +181,18 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     const [delivered] = await deliveries(sub.id);
     expect(delivered).toMatchObject({
       attempts: 1,
-      lastStatusCode: 200,
+      lastStatusCode: 204,
       lastError: null,
       nextAttemptAt: null,
     });
     expect(delivered.deliveredAt).toEqual(expect.any(String));
     // The same event (same id and body) each time; the log keeps the attempts before the redelivery.
-    expect(new Set(eventsOf('/dead', requestId).map((r) => r.body)).size).toBe(1);
-    // Two 500s before the redelivery, then the 200 (by time: the numbers restart at the redelivery).
+    expect(new Set(eventsOf('/dead', requestId).map((r) => r.raw)).size).toBe(1);
+    // Two 500s before the redelivery, then the 204 (by time: the numbers restart at the redelivery).
     const byTime = [...(delivered.attemptLog as { at: string; statusCode: number }[])].sort(
       (a, b) => Date.parse(a.at) - Date.parse(b.at),
     );
-    expect(byTime.map((a) => a.statusCode)).toEqual([500, 500, 200]);
+    expect(byTime.map((a) => a.statusCode)).toEqual([500, 500, 204]);
 
     const again = await request(t.url).post(`${API}/${sub.id}/deliveries/${deliveryId}/redeliver`);
     expect(again.status).toBe(409);
