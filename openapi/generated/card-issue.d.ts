@@ -195,6 +195,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-subscriptions/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of a subscription, newest first
+         * @description One entry per event written for the subscription, with its state, the outcome of its last attempt and every attempt (status code, latency, error). Delivered entries are purged after WEBHOOK_RETENTION_HOURS.
+         */
+        get: operations["WebhookSubscriptions_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a dead-lettered delivery
+         * @description A DEAD delivery becomes PENDING again, due now, its attempts counted from zero (its earlier attempts stay in the log); the later deliveries of the same request to this subscription, held back behind it, are due now too. The body and its event id are the same as before, so a receiver that got it deduplicates it.
+         */
+        post: operations["WebhookSubscriptions_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -710,6 +750,62 @@ export interface components {
              * @example 2026-11-26T12:00:00.000Z
              */
             previousSecretExpiresAt: string;
+        };
+        WebhookDeliveryAttemptDto: {
+            /** @example 1 */
+            attempt: number;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds
+             * @example 2026-11-25T12:00:01.234Z
+             */
+            at: string;
+            /**
+             * @description null when no response came
+             * @example 503
+             */
+            statusCode: number | null;
+            /** @example 87 */
+            latencyMs: number;
+            /**
+             * @description Why the attempt failed (timeout, refused address, connection error, status); null when delivered
+             * @example HTTP 503
+             */
+            error: string | null;
+        };
+        WebhookDeliveryDto: {
+            /**
+             * @description Delivery id (the path parameter of redeliver)
+             * @example 42
+             */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "card_issue.created" | "card_issue.failed" | "card_issue.status_changed";
+            /** @example RCARDB25112026000001 */
+            requestId: string;
+            /** @example 1 */
+            sequence: number;
+            /**
+             * @description PENDING: on its way (or waiting for an earlier event of its request); DELIVERED: a 2xx came back; DEAD: WEBHOOK_MAX_ATTEMPTS attempts failed, redeliver it to try again
+             * @enum {string}
+             */
+            state: "PENDING" | "DELIVERED" | "DEAD";
+            /** @example 1 */
+            attempts: number;
+            /** @description ISO 8601 instant in UTC with milliseconds; null unless PENDING */
+            nextAttemptAt: string | null;
+            /** @description ISO 8601 instant in UTC with milliseconds */
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastLatencyMs: number | null;
+            lastError: string | null;
+            /** @description ISO 8601 instant in UTC with milliseconds */
+            createdAt: string;
+            /** @description ISO 8601 instant in UTC with milliseconds; null until DELIVERED */
+            deliveredAt: string | null;
+            /** @description Oldest first */
+            attemptLog: components["schemas"]["WebhookDeliveryAttemptDto"][];
         };
     };
     responses: never;
@@ -2106,6 +2202,268 @@ export interface operations {
             };
             /** @description No subscription with this id */
             404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, in decimal digits */
+                limit?: number;
+                /** @description Items to skip, newest first, in decimal digits */
+                offset?: number;
+                /** @description Only deliveries in this state */
+                state?: "PENDING" | "DELIVERED" | "DEAD";
+            };
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (empty when there is none) */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDto"][];
+                };
+            };
+            /** @description Malformed id, unknown state, or limit / offset not a decimal integer in its range */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+                /** @description Delivery id, as the delivery log shows it */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued for delivery */
+            202: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed id or delivery id */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id, or no such delivery of it */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The delivery is not DEAD (PENDING: on its way; DELIVERED: arrived) */
+            409: {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
