@@ -228,7 +228,7 @@ export function webhookCostSection(result: WebhookCostResult, settings: BenchSet
       'The subscription is inserted and deleted between alternating rounds, so both configurations run in the same process on the same database. ' +
       `50 connections, ${runs.rounds} rounds of ${runs.warmupS} s warm-up and ${runs.durationS} s measured per configuration, each figure the median of its rounds. ` +
       'The CPU per POST counts the service process from the start of a measured run until every event it wrote was delivered ' +
-      "(the event row written in the POST's statement, then the claim, HMAC signature, TLS connection and POST, and the recorded outcome), " +
+      "(the event row written in the POST's statement, then the claim, HMAC signature, POST over a kept-alive TLS connection, and the recorded outcome), " +
       'so the delivery work done after the run is not left out.',
     '',
     webhookCostTable(result),

@@ -86,28 +86,34 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
       this.again = true;
       return this.pumping;
     }
-    this.pumping = (async () => {
-      try {
-        do {
-          this.again = false;
-          while (!this.stopped && this.freeSlots() > 0) {
-            const claimed = await this.repository.claim({
-              limit: this.freeSlots(),
-              leaseMs: 2 * this.env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
-              busy: this.busySubscriptions(),
-              perSubscription: this.env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
-            });
-            for (const delivery of claimed) this.start(delivery);
-            if (claimed.length === 0) break;
-          }
-        } while (this.again && !this.stopped);
-      } catch (error) {
-        this.roundFailed(error);
-      } finally {
-        this.pumping = null;
-      }
-    })();
-    return this.pumping;
+    // Cleared in a promise reaction, which always runs after this assignment: a round that
+    // ends without awaiting anything (every slot taken) must not leave itself behind as the
+    // round in progress, or no round would start again.
+    const round = this.round().finally(() => {
+      if (this.pumping === round) this.pumping = null;
+    });
+    this.pumping = round;
+    return round;
+  }
+
+  private async round(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        while (!this.stopped && this.freeSlots() > 0) {
+          const claimed = await this.repository.claim({
+            limit: this.freeSlots(),
+            leaseMs: 2 * this.env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+            busy: this.busySubscriptions(),
+            perSubscription: this.env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
+          });
+          for (const delivery of claimed) this.start(delivery);
+          if (claimed.length === 0) break;
+        }
+      } while (this.again && !this.stopped && this.freeSlots() > 0);
+    } catch (error) {
+      this.roundFailed(error);
+    }
   }
 
   /** Resolves once the deliveries in flight now have finished (tests, shutdown). */
