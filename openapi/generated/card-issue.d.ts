@@ -129,6 +129,112 @@ export interface paths {
         patch: operations["CardIssues_updateStatus"];
         trace?: never;
     };
+    "/api/v1/webhook-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Subscriptions, newest first (without secrets) */
+        get: operations["WebhookSubscriptions_list"];
+        put?: never;
+        /**
+         * Subscribe a URL to card issue events
+         * @description Answers the subscription with its signing secret, shown this once. Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto) with the headers Webhook-Id (the event id), Webhook-Timestamp (unix seconds) and Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")> (a second v1 while a rotated secret overlaps), plus X-Request-Id and traceparent when the change had them. Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges it; anything else is retried with exponential backoff until WEBHOOK_MAX_ATTEMPTS, then dead-lettered. Events of one request arrive in sequence order; deduplicate by id (docs/webhooks.md).
+         */
+        post: operations["WebhookSubscriptions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A subscription (without its secret) */
+        get: operations["WebhookSubscriptions_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subscription
+         * @description Its deliveries (pending ones included, which are then never sent) and their log go with it.
+         */
+        delete: operations["WebhookSubscriptions_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscription
+         * @description Only the fields sent change. enabled=false stops new events from being written for it; deliveries already written still go out. New event types apply to the changes after this one.
+         */
+        patch: operations["WebhookSubscriptions_update"];
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret
+         * @description Answers the new secret, shown this once. The replaced secret keeps signing next to it (a second v1 in Webhook-Signature) until previousSecretExpiresAt, WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.
+         */
+        post: operations["WebhookSubscriptions_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of a subscription, newest first
+         * @description One entry per event written for the subscription, with its state, the outcome of its last attempt and every attempt (status code, latency, error). Delivered entries are purged after WEBHOOK_RETENTION_HOURS.
+         */
+        get: operations["WebhookSubscriptions_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-subscriptions/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a dead-lettered delivery
+         * @description A DEAD delivery becomes PENDING again, due now, its attempts counted from zero (its earlier attempts stay in the log); the later deliveries of the same request to this subscription, held back behind it, are due now too. The body and its event id are the same as before, so a receiver that got it deduplicates it.
+         */
+        post: operations["WebhookSubscriptions_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -474,6 +580,232 @@ export interface components {
              * @enum {string}
              */
             status: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED";
+        };
+        WebhookEventDataDto: {
+            /**
+             * @description RCARDB + ddMMyyyy + 6 digits
+             * @example RCARDB25112026000001
+             */
+            requestId: string;
+            /**
+             * @description The status after the change
+             * @example PROCESSING
+             * @enum {string}
+             */
+            status: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED";
+            /**
+             * @description STSCI01 CREATED, 02 PROCESSING, 03 READY, 04 PLASTIC_READY, 05 FAILED
+             * @example STSCI02
+             */
+            statusCode: string;
+            /**
+             * @description The status before the change; null in the events of a creation
+             * @example CREATED
+             * @enum {string|null}
+             */
+            previousStatus: "CREATED" | "PROCESSING" | "READY" | "PLASTIC_READY" | "FAILED" | null;
+            /**
+             * @description null in the events of a creation
+             * @example STSCI01
+             */
+            previousStatusCode: string | null;
+            /**
+             * @description api: POST or PATCH; scheduler: an automatic move
+             * @example api
+             * @enum {string}
+             */
+            source: "api" | "scheduler";
+            /**
+             * @description Why the request failed; null otherwise
+             * @example null
+             */
+            failureReason: string | null;
+        };
+        WebhookEventDto: {
+            /**
+             * Format: uuid
+             * @description Event id: the same in every attempt and every subscription (also the Webhook-Id header); deduplicate by it
+             */
+            id: string;
+            /**
+             * @description card_issue.created: stored with status CREATED. card_issue.failed: stored with status FAILED, or a later change to FAILED (then after the card_issue.status_changed of the same change, with the same sequence). card_issue.status_changed: every status change after the creation (PATCH or the scheduler).
+             * @example card_issue.status_changed
+             * @enum {string}
+             */
+            type: "card_issue.created" | "card_issue.failed" | "card_issue.status_changed";
+            /**
+             * @description The instant of the change, ISO 8601 UTC with milliseconds
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Per request: 1 at creation, +1 per status change; the events of one change share it. Order by it; a receiver may get an event again (at-least-once) but never a later sequence of a request before an earlier one
+             * @example 3
+             */
+            sequence: number;
+            data: components["schemas"]["WebhookEventDataDto"];
+        };
+        CreateWebhookSubscriptionDto: {
+            /**
+             * @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, no private, loopback, link-local, CGNAT or unspecified address (literal or resolved at delivery) unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.
+             * @example https://receiver.example.com/card-issue-events
+             */
+            url: string;
+            /**
+             * @description The event types to receive (at least one, no repeats); each event is described by the schema WebhookEventDto
+             * @example [
+             *       "card_issue.status_changed"
+             *     ]
+             */
+            eventTypes: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
+            /** @example Partner portal */
+            description?: string | null;
+            /**
+             * @description false: stored, but no event is written for it until it is enabled
+             * @default true
+             */
+            enabled: boolean;
+        };
+        CreatedWebhookSubscriptionDto: {
+            /**
+             * Format: uuid
+             * @example 0b6f3a57-3f53-4a53-9d0e-0e1c2f6a9b11
+             */
+            id: string;
+            /** @example https://receiver.example.com/card-issue-events */
+            url: string;
+            /**
+             * @example [
+             *       "card_issue.status_changed"
+             *     ]
+             */
+            eventTypes: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
+            /** @example Partner portal */
+            description: string | null;
+            /** @description false: no event is written for it */
+            enabled: boolean;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The signing secret, shown this once (never by GET or the list): whsec_ + base64url of 32 random bytes. The receiver uses the whole string, prefix included, as its HMAC-SHA256 key (docs/webhooks.md "Signatures").
+             * @example whsec_q2Vx1dXq0bKk8f3cQ5Qm2m3d3VwT0jv1c7wE0bW9m0k
+             */
+            secret: string;
+        };
+        WebhookSubscriptionDto: {
+            /**
+             * Format: uuid
+             * @example 0b6f3a57-3f53-4a53-9d0e-0e1c2f6a9b11
+             */
+            id: string;
+            /** @example https://receiver.example.com/card-issue-events */
+            url: string;
+            /**
+             * @example [
+             *       "card_issue.status_changed"
+             *     ]
+             */
+            eventTypes: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
+            /** @example Partner portal */
+            description: string | null;
+            /** @description false: no event is written for it */
+            enabled: boolean;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds
+             * @example 2026-11-25T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        UpdateWebhookSubscriptionDto: {
+            /** @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, no private, loopback, link-local, CGNAT or unspecified address (literal or resolved at delivery) unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed. */
+            url?: string;
+            /** @description The event types to receive (at least one, no repeats); each event is described by the schema WebhookEventDto; replaces the stored list (events already written still go out) */
+            eventTypes?: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
+            /** @description null clears it */
+            description?: string | null;
+            /** @description false: no new event is written for it (deliveries already written still go out); true: events resume from the next change */
+            enabled?: boolean;
+        };
+        RotatedWebhookSecretDto: {
+            /**
+             * @description The signing secret, shown this once (never by GET or the list): whsec_ + base64url of 32 random bytes. The receiver uses the whole string, prefix included, as its HMAC-SHA256 key (docs/webhooks.md "Signatures").
+             * @example whsec_Zb0aJm1c3n4QpX8gkzT9vW2yR6uH5sD7fL1eO0iK3qA
+             */
+            secret: string;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds. Until then every delivery carries a second v1 signature made with the replaced secret (WEBHOOK_SECRET_OVERLAP_HOURS after the rotation; a further rotation ends it)
+             * @example 2026-11-26T12:00:00.000Z
+             */
+            previousSecretExpiresAt: string;
+        };
+        WebhookDeliveryAttemptDto: {
+            /** @example 1 */
+            attempt: number;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds
+             * @example 2026-11-25T12:00:01.234Z
+             */
+            at: string;
+            /**
+             * @description null when no response came
+             * @example 503
+             */
+            statusCode: number | null;
+            /** @example 87 */
+            latencyMs: number;
+            /**
+             * @description Why the attempt failed (timeout, refused address, connection error, status); null when delivered
+             * @example HTTP 503
+             */
+            error: string | null;
+        };
+        WebhookDeliveryDto: {
+            /**
+             * @description Delivery id (the path parameter of redeliver)
+             * @example 42
+             */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "card_issue.created" | "card_issue.failed" | "card_issue.status_changed";
+            /** @example RCARDB25112026000001 */
+            requestId: string;
+            /** @example 1 */
+            sequence: number;
+            /**
+             * @description PENDING: on its way (or waiting for an earlier event of its request); DELIVERED: a 2xx came back; DEAD: WEBHOOK_MAX_ATTEMPTS attempts failed, redeliver it to try again
+             * @enum {string}
+             */
+            state: "PENDING" | "DELIVERED" | "DEAD";
+            /** @example 1 */
+            attempts: number;
+            /** @description ISO 8601 instant in UTC with milliseconds; null unless PENDING */
+            nextAttemptAt: string | null;
+            /** @description ISO 8601 instant in UTC with milliseconds */
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastLatencyMs: number | null;
+            lastError: string | null;
+            /** @description ISO 8601 instant in UTC with milliseconds */
+            createdAt: string;
+            /** @description ISO 8601 instant in UTC with milliseconds; null until DELIVERED */
+            deliveredAt: string | null;
+            /** @description Oldest first */
+            attemptLog: components["schemas"]["WebhookDeliveryAttemptDto"][];
         };
     };
     responses: never;
@@ -1089,6 +1421,1049 @@ export interface operations {
             };
             /** @description The request body is not application/json */
             415: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_list: {
+        parameters: {
+            query?: {
+                /** @description Items per page, in decimal digits */
+                limit?: number;
+                /** @description Items to skip, newest first, in decimal digits */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (empty when there is none) */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionDto"][];
+                };
+            };
+            /** @description limit / offset not a decimal integer in its range */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookSubscriptionDto"];
+            };
+        };
+        responses: {
+            /** @description Stored; secret shown once */
+            201: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookSubscriptionDto"];
+                };
+            };
+            /** @description Validation failed, or the URL breaks a target rule (errors.url names it). Also when the body is not valid JSON */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request (headers and body) did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionDto"];
+                };
+            };
+            /** @description Malformed id */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed id */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookSubscriptionDto"];
+            };
+        };
+        responses: {
+            /** @description The subscription as changed */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionDto"];
+                };
+            };
+            /** @description Validation failed, or the URL breaks a target rule (errors.url names it). Also when the body is not valid JSON */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request (headers and body) did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB */
+            413: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The request body is not application/json */
+            415: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown once */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecretDto"];
+                };
+            };
+            /** @description Malformed id */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, in decimal digits */
+                limit?: number;
+                /** @description Items to skip, newest first, in decimal digits */
+                offset?: number;
+                /** @description Only deliveries in this state */
+                state?: "PENDING" | "DELIVERED" | "DEAD";
+            };
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (empty when there is none) */
+            200: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDto"][];
+                };
+            };
+            /** @description Malformed id, unknown state, or limit / offset not a decimal integer in its range */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id; the body names no detail) */
+            500: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The database is unavailable, or the service is shutting down; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+        };
+    };
+    WebhookSubscriptions_redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id (UUID) */
+                id: string;
+                /** @description Delivery id, as the delivery log shows it */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued for delivery */
+            202: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed id or delivery id */
+            400: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: no bearer token, or a token that does not verify (signature, issuer, audience, expiry) */
+            401: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description AUTH_MODE=jwt: the token lacks the scope card-issue:webhooks */
+            403: {
+                headers: {
+                    /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
+                    "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description No subscription with this id, or no such delivery of it */
+            404: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The delivery is not DEAD (PENDING: on its way; DELIVERED: arrived) */
+            409: {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;

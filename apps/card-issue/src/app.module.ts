@@ -7,6 +7,7 @@ import { CardIssueEnvironment, SERVICE_NAME } from './config/environment.config'
 import { DATABASE_OPTIONS } from './database/database.config';
 import { ReferenceServicesModule } from './reference-services/reference-services.module';
 import { IntegrationsModule } from './integrations/integrations.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -26,6 +27,7 @@ export class AppModule {
         IntegrationsModule,
         ScheduleModule.forRoot(),
         CardIssuesModule,
+        WebhooksModule,
       ],
     };
   }

@@ -21,6 +21,11 @@ export function configureApp(app: NestFastifyApplication): void {
           version: '2.0',
           tags: [
             { name: 'card-issue', description: 'Card issue requests and their status' },
+            {
+              name: 'webhook-subscriptions',
+              description:
+                'Signed webhooks: subscribe a URL to card issue events, read its delivery log, redeliver (docs/webhooks.md)',
+            },
             { name: 'health', description: 'Liveness of the service and its database' },
           ],
         },

@@ -92,14 +92,14 @@ describe('OpenAPI documents: lint', () => {
         .securitySchemes;
       expect(schemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
       for (const [key, operation] of operations(document)) {
-        const api = /^[A-Z]+ \/api\/(v1\/card-issue|clients)/.test(key);
+        const api = /^[A-Z]+ \/api\/(v1\/card-issue|v1\/webhook-subscriptions|clients)/.test(key);
         const secured = (operation.security ?? []).some((requirement) => 'bearer' in requirement);
         expect({ operation: key, secured }).toEqual({ operation: key, secured: api });
         if (!api) continue;
         const scopes = (operation as { 'x-required-scopes'?: string[] })['x-required-scopes'];
         expect({ operation: key, scopes }).toEqual({
           operation: key,
-          scopes: [expect.stringMatching(/^(card-issue|clients):(read|write|status)$/)],
+          scopes: [expect.stringMatching(/^(card-issue|clients):(read|write|status|webhooks)$/)],
         });
         expect(Object.keys(operation.responses ?? {})).toEqual(
           expect.arrayContaining(['401', '403']),

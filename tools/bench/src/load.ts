@@ -15,6 +15,8 @@ export interface RunResult {
    * hardly depends on what else runs on the machine.
    */
   cpuMsPerRequest: number;
+  /** Requests answered (all rounds, when combined). */
+  requests: number;
 }
 
 /** One autocannon run of `scenario` against `target`, sampling the peak RSS of its process. */
@@ -54,6 +56,7 @@ export async function load(
       errors: result.errors + result.timeouts + result.non2xx,
       rssMb: maxRss,
       cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total),
+      requests: result.requests.total,
     };
   } finally {
     clearInterval(sampler);
@@ -77,6 +80,7 @@ function combine(results: RunResult[], how: Combine): RunResult {
     errors: results.reduce((s, r) => s + r.errors, 0),
     rssMb: Math.max(...results.map((r) => r.rssMb)),
     cpuMsPerRequest: pick((r) => r.cpuMsPerRequest),
+    requests: results.reduce((s, r) => s + r.requests, 0),
   };
 }
 

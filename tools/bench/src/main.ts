@@ -12,7 +12,9 @@
  * a BENCH_ONLY that matches "outbox storm" runs the outbox storm too (BENCH_STORM_CLIENTS 20,
  * BENCH_STORM_REQUESTS 10, BENCH_STORM_S 20: outbox-storm.ts), and one that matches "observability
  * overhead" runs the card-issue POST and GET by id with metrics and tracing on and off
- * (overhead.ts) and rewrites only that section of docs/benchmarks.md.
+ * (overhead.ts) and rewrites only that section of docs/benchmarks.md; one that matches "webhook
+ * cost" runs the card-issue POST with one webhook subscription and with none (webhook-cost.ts) and
+ * rewrites only that section.
  */
 import { BenchContext, log } from './context';
 import { createLoadFixtures, createPayloads } from './fixtures';
@@ -41,12 +43,16 @@ import {
   schedulerTable,
   writeBenchmarksDoc,
   writeOverheadSection,
+  webhookCostSection,
+  webhookCostTable,
+  writeWebhookCostSection,
 } from './report';
 import { JWT_SCENARIO, loadScenarios, scenarioNamed } from './scenarios';
 import { benchIssuer, verificationMicros } from './auth';
 import { schedulerBench } from './scheduler';
 import { outboxStormBench } from './outbox-storm';
 import { overheadBench } from './overhead';
+import { WEBHOOK_COST, webhookCostBench } from './webhook-cost';
 
 async function main(ctx: BenchContext): Promise<void> {
   const began = Date.now();
@@ -93,10 +99,17 @@ async function main(ctx: BenchContext): Promise<void> {
       console.log(`\n${overheadTable(overhead)}\n`);
       writeOverheadSection(overheadSection(overhead, ctx.settings));
     }
+    if (ctx.settings.only.test(WEBHOOK_COST)) {
+      const webhookCost = await webhookCostBench(ctx, cardDb, overheadScenarios[0]);
+      console.log(`\n${webhookCostTable(webhookCost)}\n`);
+      writeWebhookCostSection(webhookCostSection(webhookCost, ctx.settings));
+    }
     return;
   }
   const overhead = await overheadBench(ctx, cardDb, overheadScenarios);
   console.log(`\n${overheadTable(overhead)}\n`);
+  const webhookCost = await webhookCostBench(ctx, cardDb, overheadScenarios[0]);
+  console.log(`\n${webhookCostTable(webhookCost)}\n`);
 
   const profiles = [
     await profileCardIssue(
@@ -125,6 +138,7 @@ async function main(ctx: BenchContext): Promise<void> {
       storm,
       growth,
       overhead,
+      webhookCost,
     }),
   );
   log(`done in ${minutes.toFixed(1)} minutes`);

@@ -13,6 +13,7 @@ import {
   type OverheadResult,
 } from './overhead';
 import type { SchedulerResult } from './scheduler';
+import { WEBHOOK_COST, type WebhookCostResult } from './webhook-cost';
 
 const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);
@@ -186,6 +187,54 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
   ].join('\n');
 }
 
+// ---------------------------------------------------------------- webhook cost
+
+export function webhookCostTable(result: WebhookCostResult): string {
+  return table(
+    [
+      'scenario',
+      'conns',
+      'configuration',
+      'req/s',
+      'p50/p99 ms',
+      'service CPU ms per POST (until delivered)',
+      'deliveries done after the run',
+      'webhooks delivered',
+    ],
+    result.rows.map((r, i) => [
+      r.scenario,
+      String(r.connections),
+      r.configuration,
+      f0(r.result.rps),
+      `${f1(r.result.p50)}/${f1(r.result.p99)}`,
+      i === 0
+        ? f2(r.cpuMsPerRequest)
+        : `${f2(r.cpuMsPerRequest)} (+${f2(result.extraCpuMs)}, ${f1(100 * result.cost)} % of a POST's throughput)`,
+      i === 0 ? '' : `${f0(r.drainMs)} ms`,
+      String(r.delivered),
+    ]),
+  );
+}
+
+/** The "Webhooks: cost per POST" section of docs/benchmarks.md. */
+export function webhookCostSection(result: WebhookCostResult, settings: BenchSettings): string {
+  const runs = overheadSettings(settings);
+  return [
+    WEBHOOK_COST_HEADING,
+    '',
+    'One card-issue process from its production bundle (NODE_ENV=production, webhook delivery on, scheduler and outbox off), ' +
+      'with no webhook subscription and then with one subscription to every event type, whose receiver is a local node:https server ' +
+      '(self-signed certificate for 127.0.0.1, trusted through NODE_EXTRA_CA_CERTS; WEBHOOK_ALLOWED_TARGET_CIDRS=127.0.0.0/8) answering 204. ' +
+      'The subscription is inserted and deleted between alternating rounds, so both configurations run in the same process on the same database. ' +
+      `50 connections, ${runs.rounds} rounds of ${runs.warmupS} s warm-up and ${runs.durationS} s measured per configuration, each figure the median of its rounds. ` +
+      'The CPU per POST counts the service process from the start of a measured run until every event it wrote was delivered ' +
+      "(the event row written in the POST's statement, then the claim, HMAC signature, POST over a kept-alive TLS connection, and the recorded outcome), " +
+      'so the delivery work done after the run is not left out.',
+    '',
+    webhookCostTable(result),
+  ].join('\n');
+}
+
 // ---------------------------------------------------------------- scheduler, growth, profiles
 
 export function schedulerTable(results: SchedulerResult[]): string {
@@ -286,6 +335,7 @@ interface BenchResults {
   storm: OutboxStormResult;
   growth: GrowthRow[];
   overhead: OverheadResult;
+  webhookCost: WebhookCostResult;
 }
 
 export function benchmarksDoc(r: BenchResults): string {
@@ -314,6 +364,8 @@ export function benchmarksDoc(r: BenchResults): string {
     resultsTable(r.rows),
     '',
     overheadSection(r.overhead, r.settings),
+    '',
+    webhookCostSection(r.webhookCost, r.settings),
     ...r.profiles.flatMap((p) => [
       '',
       `## Where the card-issue ${p.scenario.startsWith('POST') ? 'POST' : 'GET by id'} spends its CPU`,
@@ -348,24 +400,34 @@ export function benchmarksDoc(r: BenchResults): string {
 }
 
 const OVERHEAD_HEADING = '## Observability overhead';
+const WEBHOOK_COST_HEADING = '## Webhooks: cost per POST';
+
+/** Replaces only the webhook cost section of docs/benchmarks.md (a BENCH_ONLY run of it). */
+export function writeWebhookCostSection(section: string): void {
+  writeSection(WEBHOOK_COST_HEADING, section, WEBHOOK_COST);
+}
 
 /**
  * Replaces only the "Observability overhead" section of docs/benchmarks.md (a BENCH_ONLY run of
  * it), or adds it at the end of the generated part; everything else is kept.
  */
 export function writeOverheadSection(section: string): void {
+  writeSection(OVERHEAD_HEADING, section, 'observability overhead');
+}
+
+function writeSection(heading: string, section: string, label: string): void {
   const path = join(ROOT, 'docs', 'benchmarks.md');
   const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
   const current = existsSync(path) ? readFileSync(path, 'utf8') : `${MARK}\n`;
   const [generated, kept] = current.includes(MARK) ? current.split(MARK) : [current, '\n'];
-  const start = generated.indexOf(OVERHEAD_HEADING);
-  const next = start < 0 ? -1 : generated.indexOf('\n## ', start + OVERHEAD_HEADING.length);
+  const start = generated.indexOf(heading);
+  const next = start < 0 ? -1 : generated.indexOf('\n## ', start + heading.length);
   const updated =
     start < 0
       ? `${generated.trimEnd()}\n\n${section}\n\n`
       : `${generated.slice(0, start)}${section}\n${next < 0 ? '\n' : generated.slice(next)}`;
   writeFileSync(path, `${updated}${MARK}${kept}`);
-  log(`wrote the observability overhead section of ${path}`);
+  log(`wrote the ${label} section of ${path}`);
 }
 
 /** Replaces the generated part of docs/benchmarks.md; the text after the mark is kept. */

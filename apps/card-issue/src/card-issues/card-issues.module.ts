@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { IntegrationsModule } from '../integrations/integrations.module';
 import { OutboxModule } from '../outbox/outbox.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CardIssueRequestPipe } from './card-issue-request.pipe';
 import { CardIssuesStorageModule } from './card-issues-storage.module';
 import { CardIssuesController } from './card-issues.controller';
@@ -12,7 +13,7 @@ import { IdempotencyService } from './idempotency.service';
 import { StatusMovesService } from './status-moves.service';
 
 @Module({
-  imports: [CardIssuesStorageModule, IntegrationsModule, OutboxModule],
+  imports: [CardIssuesStorageModule, IntegrationsModule, OutboxModule, WebhooksModule],
   controllers: [CardIssuesController],
   providers: [
     CardIssuesService,

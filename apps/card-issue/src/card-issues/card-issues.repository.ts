@@ -156,8 +156,9 @@ export class CardIssuesRepository {
   }
 
   /**
-   * Applies a status change to a locked request: the row, a history entry and the outbox
-   * message that mirrors it to the operation service, in the caller's transaction.
+   * Applies a status change to a locked request: the row, a history entry, its webhook events
+   * and the outbox message that mirrors it to the operation service, in the caller's
+   * transaction.
    */
   async applyStatusChange(
     manager: EntityManager,
@@ -176,6 +177,7 @@ export class CardIssuesRepository {
       now,
       source,
       traceContextOfChange(),
+      request.status,
     ]);
     return { ...request, status, failureReason, statusSequence: sequence };
   }

@@ -9,6 +9,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment.config';
 import { OutboxService } from '../outbox/outbox.service';
+import { WebhookDispatcherService } from '../webhooks/webhook-dispatcher.service';
 import { HolderSweeper } from './holder-sweeper.service';
 import { IdempotencyService } from './idempotency.service';
 import { StatusMovesService } from './status-moves.service';
@@ -32,6 +33,7 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
     private readonly registry: SchedulerRegistry,
     private readonly moves: StatusMovesService,
     private readonly outbox: OutboxService,
+    private readonly webhooks: WebhookDispatcherService,
     private readonly idempotency: IdempotencyService,
     private readonly holders: HolderSweeper,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
@@ -67,6 +69,7 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
       if (moved > 0) {
         this.logger.debug({ moved }, 'Moved card issue requests');
         this.outbox.kick();
+        this.webhooks.kick();
       }
     });
   }

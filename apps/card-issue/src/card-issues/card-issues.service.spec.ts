@@ -4,6 +4,7 @@ import { BranchesClient, DownstreamBranch } from '../integrations/branches/branc
 import { DownstreamService, GatewayResult } from '../integrations/gateway-result.model';
 import { DownstreamUser, NewUser, UsersClient } from '../integrations/users/users.client';
 import { OutboxService } from '../outbox/outbox.service';
+import { WebhookDispatcherService } from '../webhooks/webhook-dispatcher.service';
 import { CardIssuesRepository, NewCardIssueRow } from './card-issues.repository';
 import { DownstreamBudget } from '../integrations/gateway-http.client';
 import { CardIssuesService } from './card-issues.service';
@@ -185,6 +186,7 @@ describe('CardIssuesService.create', () => {
           provide: OutboxService,
           useValue: { kick: () => ((kickedInBudget ||= inBudget), kicks++) },
         },
+        { provide: WebhookDispatcherService, useValue: { kick: () => undefined } },
         {
           provide: DownstreamBudget,
           useValue: {

@@ -9,6 +9,7 @@ import { GatewayResult } from '../integrations/gateway-result.model';
 import { DownstreamUser, UsersClient } from '../integrations/users/users.client';
 import { CreateUserDto } from '../contracts/user.dto';
 import { OutboxService } from '../outbox/outbox.service';
+import { WebhookDispatcherService } from '../webhooks/webhook-dispatcher.service';
 import { CardIssueStatus, isStatusAllowedFor } from './card-issue-status.model';
 import { toCardIssueRecord, toCardIssueResponse } from './card-issues.mapper';
 import {
@@ -60,6 +61,7 @@ export class CardIssuesService {
     private readonly users: UsersClient,
     private readonly branches: BranchesClient,
     private readonly outbox: OutboxService,
+    private readonly webhooks: WebhookDispatcherService,
     private readonly budget: DownstreamBudget,
     private readonly clock: Clock,
     @Inject(BUSINESS_TIME_ZONE) private readonly timeZone: string,
@@ -74,7 +76,8 @@ export class CardIssuesService {
 
   /**
    * One downstream time budget for everything this request asks of other services; the
-   * outbox is kicked outside it, so its delivery does not inherit this request's deadline.
+   * outbox and the webhooks are kicked outside it, so their deliveries do not inherit this
+   * request's deadline.
    * A downstream service that is unavailable while our own database is out of reach too is
    * reported as the database outage it most likely is (the reference services share it), not
    * as the service's: the database's error goes instead.
@@ -87,6 +90,7 @@ export class CardIssuesService {
     try {
       const body = await this.budget.run(() => this.process(dto, idempotencyKey, lease));
       this.outbox.kick();
+      this.webhooks.kick();
       return body;
     } catch (error) {
       if (error instanceof DownstreamUnavailableError) await this.repository.ping();
@@ -260,6 +264,7 @@ export class CardIssuesService {
       );
     });
     this.outbox.kick();
+    this.webhooks.kick();
     return toCardIssueResponse(updated);
   }
 }

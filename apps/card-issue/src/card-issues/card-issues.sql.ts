@@ -1,5 +1,6 @@
 import { REQUEST_ID_NUMBER_DIGITS, REQUEST_ID_PREFIX } from '@bank/shared/identifiers';
 import type { OutboxMessageType } from '../outbox/outbox-message.model';
+import { insertWebhookDeliveries } from '../webhooks/webhook-deliveries.sql';
 
 /**
  * Every statement that reads or writes the card_issue_* tables, as plain strings: the
@@ -40,6 +41,31 @@ function insertOutboxMessage(
 }
 
 /**
+ * The webhook events of a change (docs/webhooks.md "Events"), as the CTEs `events` and
+ * `webhooks`: `events` is a SELECT with the columns insertWebhookDeliveries reads except
+ * event_id, which is added here; MATERIALIZED so each event gets one id for all its
+ * subscriptions. Data keys are StoredWebhookEventData's (webhooks/webhook-events.model.ts).
+ */
+function webhookEvents(events: string): string {
+  return `events AS MATERIALIZED (
+   SELECT ev.*, gen_random_uuid() AS event_id FROM (${events}) ev
+ ), webhooks AS (
+   ${insertWebhookDeliveries('events')}
+ )`;
+}
+
+/** The data column of a webhook event: StoredWebhookEventData, from SQL expressions. */
+function webhookEventData(
+  status: string,
+  previousStatus: string,
+  source: string,
+  failureReason: string,
+): string {
+  return `jsonb_build_object('status', ${status}, 'previousStatus', ${previousStatus},
+                            'source', ${source}, 'failureReason', ${failureReason})`;
+}
+
+/**
  * Coalesces a request's status backlog: the older 'operation.status' messages of the requests
  * in `source` that wait (PENDING, or DEAD) are SUPERSEDED by the one written beside this
  * fragment, since the operation service keeps only the highest sequence. A message on its way
@@ -56,7 +82,8 @@ function supersedeOlderStatuses(source: string): string {
 
 /**
  * Stores a new request in one statement: the request with its id generated from the day's
- * sequence ($1 = ddMMyyyy), its first history entry and the outbox message that creates its
+ * sequence ($1 = ddMMyyyy), its first history entry, its webhook event (card_issue.created, or
+ * card_issue.failed for a request stored FAILED; sequence 1) and the outbox message that creates its
  * operation ($11 = the request's CorrelationHeaders as JSON text, or null); a third-party holder
  * created for it ($12, its creation key, else null) is no longer pending
  * (CLAIM_HOLDER_CREATION_SQL). (The response of an Idempotency-Key is stored in the same transaction by
@@ -74,7 +101,12 @@ export const INSERT_CARD_ISSUE_SQL = `WITH req AS (
  ), history AS (
    INSERT INTO card_issue_status_history (request_id, status, source, at)
    SELECT request_id, $2::text, 'api', $10::timestamptz FROM req
- ), outbox AS (
+ ), ${webhookEvents(`SELECT request_id,
+          CASE WHEN $2::text = 'FAILED' THEN 'card_issue.failed' ELSE 'card_issue.created' END AS event_type,
+          1 AS ord, 1 AS sequence,
+          ${webhookEventData('$2::text', 'NULL::text', "'api'", '$3::text')} AS data,
+          $10::timestamptz AS occurred_at, $11::jsonb AS trace_context
+   FROM req`)}, outbox AS (
    ${insertOutboxMessage(
      'operation.create',
      `jsonb_build_object('requestId', request_id, 'cardOwner', $4::text, 'holderUserId', $5::text,
@@ -129,17 +161,23 @@ export const LOCK_CARD_ISSUE_SQL = `SELECT request_id AS "requestId", status, fa
  FOR UPDATE`;
 
 /**
- * A status change of one locked request: the row, a history entry and the outbox message
- * that mirrors it (superseding the older statuses still waiting). $1 = request id, $2 = status, $3 = failure reason, $4 = new status
- * sequence, $5 = instant, $6 = source (api | scheduler), $7 = the CorrelationHeaders of the change as
- * JSON text, or null.
+ * A status change of one locked request: the row, a history entry, its webhook events
+ * (card_issue.status_changed, then card_issue.failed when the new status is FAILED) and the
+ * outbox message that mirrors it (superseding the older statuses still waiting). $1 = request id,
+ * $2 = status, $3 = failure reason, $4 = new status sequence, $5 = instant, $6 = source (api |
+ * scheduler), $7 = the CorrelationHeaders of the change as JSON text, or null, $8 = the status
+ * before the change.
  */
 export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
    UPDATE card_issue_requests SET status = $2, failure_reason = $3, status_sequence = $4, updated_at = $5
    WHERE request_id = $1 RETURNING request_id
  ), history AS (
    INSERT INTO card_issue_status_history (request_id, status, source, at) SELECT request_id, $2, $6, $5 FROM upd
- ), superseded AS (
+ ), ${webhookEvents(`SELECT upd.request_id, t.event_type, t.ord, $4::int AS sequence,
+          ${webhookEventData('$2::text', '$8::text', '$6::text', '$3::text')} AS data,
+          $5::timestamptz AS occurred_at, $7::jsonb AS trace_context
+   FROM upd CROSS JOIN (VALUES ('card_issue.status_changed', 1), ('card_issue.failed', 2)) t(event_type, ord)
+   WHERE t.ord = 1 OR $2::text = 'FAILED'`)}, superseded AS (
    ${supersedeOlderStatuses('upd')}
  )
  ${insertOutboxMessage(
@@ -151,7 +189,8 @@ export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
 
 /**
  * One batch of automatic moves: claims due requests with FOR UPDATE SKIP LOCKED, moves
- * them, writes their history entries and outbox messages (superseding older waiting statuses),
+ * them, writes their history entries, webhook events (card_issue.status_changed, source
+ * scheduler; a move never ends in FAILED) and outbox messages (superseding older waiting statuses),
  * and returns the moved ids. The due requests are read as two range scans of the status index
  * (CREATED by updated_at, PROCESSING by updated_at), each stopping after $4 rows, merged and cut
  * to $4: the cost follows the batch, not the due backlog (an OR of the two would make the planner
@@ -161,19 +200,20 @@ export const APPLY_STATUS_CHANGE_SQL = `WITH upd AS (
  * $4 = batch size.
  */
 export const MOVE_DUE_BATCH_SQL = `WITH due_created AS (
-   SELECT request_id, updated_at FROM card_issue_requests
+   SELECT request_id, updated_at, status FROM card_issue_requests
    WHERE status = 'CREATED' AND updated_at <= $2
    ORDER BY updated_at
    LIMIT $4
    FOR UPDATE SKIP LOCKED
  ), due_processing AS (
-   SELECT request_id, updated_at FROM card_issue_requests
+   SELECT request_id, updated_at, status FROM card_issue_requests
    WHERE status = 'PROCESSING' AND updated_at <= $3
    ORDER BY updated_at
    LIMIT $4
    FOR UPDATE SKIP LOCKED
  ), due AS (
-   SELECT request_id FROM (SELECT * FROM due_created UNION ALL SELECT * FROM due_processing) d
+   SELECT request_id, status AS previous_status
+   FROM (SELECT * FROM due_created UNION ALL SELECT * FROM due_processing) d
    ORDER BY updated_at
    LIMIT $4
  ), moved AS (
@@ -184,11 +224,15 @@ export const MOVE_DUE_BATCH_SQL = `WITH due_created AS (
        status_sequence = r.status_sequence + 1,
        updated_at = $1
    FROM due WHERE r.request_id = due.request_id
-   RETURNING r.request_id, r.status, r.status_sequence
+   RETURNING r.request_id, r.status, r.status_sequence, due.previous_status
  ), history AS (
    INSERT INTO card_issue_status_history (request_id, status, source, at)
    SELECT request_id, status, 'scheduler', $1 FROM moved
- ), superseded AS (
+ ), ${webhookEvents(`SELECT request_id, 'card_issue.status_changed' AS event_type, 1 AS ord,
+          status_sequence AS sequence,
+          ${webhookEventData('status', 'previous_status', "'scheduler'", 'NULL::text')} AS data,
+          $1::timestamptz AS occurred_at, NULL::jsonb AS trace_context
+   FROM moved`)}, superseded AS (
    ${supersedeOlderStatuses('moved')}
  )
  ${insertOutboxMessage(

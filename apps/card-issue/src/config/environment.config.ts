@@ -13,6 +13,7 @@ import {
   ValidationArguments,
 } from 'class-validator';
 import { BaseEnvironment, toBoolean } from '@bank/shared/nest';
+import { parseCidrList } from '@bank/shared/webhooks';
 
 export const SERVICE_NAME = 'card-issue';
 
@@ -228,6 +229,100 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(1)
   @Max(100_000)
   OUTBOX_PURGE_BATCH_SIZE = 5_000;
+
+  // --- Webhook delivery (docs/webhooks.md "Delivery"; README lists them) ---
+
+  /** Delivery of webhooks. Off: nothing is sent; events are still written and wait. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  WEBHOOKS_ENABLED = true;
+
+  /** How often the dispatcher looks for deliveries due for (re)delivery. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  WEBHOOK_TICK_MS = 1_000;
+
+  /** One attempt's limit, from connecting to the first 256 characters of the response. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS = 5_000;
+
+  /** Attempts before a delivery is given up as DEAD (redelivered through the API). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  WEBHOOK_MAX_ATTEMPTS = 15;
+
+  /** Backoff cap of the first retry; it doubles per attempt up to WEBHOOK_RETRY_MAX_MS, full jitter. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_RETRY_BASE_MS = 1_000;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_RETRY_MAX_MS = 3_600_000;
+
+  /** Deliveries in flight per process, all subscriptions together. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  WEBHOOK_CONCURRENCY = 16;
+
+  /** Deliveries in flight per process for one subscription: what a slow receiver can hold. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  WEBHOOK_SUBSCRIPTION_CONCURRENCY = 2;
+
+  /** How long DELIVERED deliveries (and their attempts) are kept before the hourly purge. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  WEBHOOK_RETENTION_HOURS = 168;
+
+  /**
+   * Address ranges webhook targets may use although private, loopback or link-local (comma
+   * list of CIDRs or addresses; default none). Tests: 127.0.0.0/8.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @ValidateBy({
+    name: 'isCidrList',
+    validator: {
+      validate: (value: unknown) => {
+        try {
+          return typeof value === 'string' && parseCidrList(value).length >= 0;
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () =>
+        'WEBHOOK_ALLOWED_TARGET_CIDRS must be a comma list of CIDRs or IP addresses',
+    },
+  })
+  WEBHOOK_ALLOWED_TARGET_CIDRS?: string;
+  // --- end of webhook delivery ---
+
+  // --- Webhook subscriptions (issue 17; docs/webhooks.md "Subscriptions") ---
+
+  /**
+   * How long the secret a rotation replaces keeps signing deliveries next to the new one, so
+   * receivers can switch without a gap. 0: the old secret stops at once.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(720)
+  WEBHOOK_SECRET_OVERLAP_HOURS = 24;
+  // --- end of webhook subscriptions ---
 }
 
 /** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */

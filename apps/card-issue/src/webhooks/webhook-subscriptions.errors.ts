@@ -1,0 +1,31 @@
+import { DomainError } from '@bank/shared/errors';
+
+export class WebhookSubscriptionNotFoundError extends DomainError {
+  readonly code = 'WEBHOOK_SUBSCRIPTION_NOT_FOUND';
+  readonly httpStatus = 404;
+
+  constructor(readonly subscriptionId: string) {
+    super(`Webhook subscription ${subscriptionId} not found`);
+  }
+}
+
+export class WebhookDeliveryNotFoundError extends DomainError {
+  readonly code = 'WEBHOOK_DELIVERY_NOT_FOUND';
+  readonly httpStatus = 404;
+
+  constructor(subscriptionId: string, deliveryId: string) {
+    super(`Webhook delivery ${deliveryId} of subscription ${subscriptionId} not found`);
+  }
+}
+
+/** Only a dead-lettered delivery can be redelivered; a PENDING one is on its way, a DELIVERED one arrived. */
+export class WebhookDeliveryNotDeadError extends DomainError {
+  readonly code = 'WEBHOOK_DELIVERY_NOT_DEAD';
+  readonly httpStatus = 409;
+
+  constructor(deliveryId: string) {
+    super(
+      `Webhook delivery ${deliveryId} is not DEAD; only a dead-lettered delivery can be redelivered`,
+    );
+  }
+}

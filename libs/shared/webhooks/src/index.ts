@@ -1,0 +1,4 @@
+export * from './signature';
+export * from './signer';
+export * from './verifier';
+export * from './target-policy';
