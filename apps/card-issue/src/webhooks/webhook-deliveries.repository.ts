@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CorrelationHeaders } from '@bank/shared/tracing';
-import type { StoredWebhookEvent } from './webhook-events.model';
+import type { StoredWebhookEvent, WebhookEventType } from './webhook-events.model';
 import {
   CLAIM_WEBHOOK_DELIVERIES_SQL,
   MARK_WEBHOOK_DELIVERED_SQL,
@@ -52,7 +52,7 @@ export interface WebhookDeliveryLogEntry {
   /** The delivery id (what redeliver takes). */
   id: string;
   eventId: string;
-  eventType: string;
+  eventType: WebhookEventType;
   requestId: string;
   sequence: number;
   state: WebhookDeliveryState;

@@ -25,7 +25,6 @@ import {
 } from './webhook-deliveries.repository';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
 import { WebhookDeliveriesQueryDto } from './dto/webhook-list-query.dto';
-import type { WebhookEventType } from './webhook-events.model';
 
 /**
  * The subscriptions API: who receives which events where. The URL is checked against the
@@ -127,7 +126,7 @@ function toWebhookDeliveryDto(entry: WebhookDeliveryLogEntry): WebhookDeliveryDt
     id: entry.id,
     eventId: entry.eventId,
     // The column holds only what the card issue statements write: WEBHOOK_EVENT_TYPES.
-    eventType: entry.eventType as WebhookEventType,
+    eventType: entry.eventType,
     requestId: entry.requestId,
     sequence: entry.sequence,
     state: entry.state,
