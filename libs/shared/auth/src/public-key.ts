@@ -1,4 +1,4 @@
-import { createPublicKey, JsonWebKey, KeyObject } from 'node:crypto';
+import { createPublicKey, KeyObject } from 'node:crypto';
 
 /**
  * The configured verification key: a PEM public key (SPKI, `-----BEGIN PUBLIC KEY-----`) or
@@ -18,7 +18,7 @@ export function parsePublicKey(text: string): KeyObject {
     if (jwk.kty === 'oct') throw new Error('is a symmetric JWK; give a public key');
     if ('d' in jwk) throw new Error('is a private JWK; give its public part only');
     try {
-      return createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      return createPublicKey({ key: jwk, format: 'jwk' });
     } catch {
       throw new Error('is not a usable public JWK');
     }
