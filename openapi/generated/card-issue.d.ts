@@ -1070,9 +1070,9 @@ export interface operations {
     CardIssues_listByClient: {
         parameters: {
             query?: {
-                /** @description Records per page, in decimal digits */
+                /** @description Items per page, in decimal digits */
                 limit?: number;
-                /** @description Records to skip, newest first, in decimal digits */
+                /** @description Items to skip, newest first, in decimal digits */
                 offset?: number;
             };
             header?: never;

@@ -16,7 +16,8 @@ import { RequireScopes } from '@bank/shared/auth';
 import { CardIssueErrorBody } from '@bank/shared/nest';
 import { WebhookEventDto } from './dto/webhook-event.dto';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
-import { WebhookDeliveriesQueryDto, WebhookPageQueryDto } from './dto/webhook-list-query.dto';
+import { PageQueryDto } from '../card-issues/dto/list-query.dto';
+import { WebhookDeliveriesQueryDto } from './dto/webhook-list-query.dto';
 import {
   ApiDeliveryIdParam,
   ApiSubscriptionIdParam,
@@ -95,7 +96,7 @@ export class WebhookSubscriptionsController {
     type: CardIssueErrorBody,
     description: 'limit / offset not a decimal integer in its range',
   })
-  list(@Query() query: WebhookPageQueryDto): Promise<WebhookSubscriptionDto[]> {
+  list(@Query() query: PageQueryDto): Promise<WebhookSubscriptionDto[]> {
     return this.subscriptions.list(query.limit, query.offset);
   }
 

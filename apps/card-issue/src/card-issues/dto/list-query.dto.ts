@@ -2,17 +2,18 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsQueryInteger } from '@bank/shared/validation';
 
-/** Page size and start of GET .../client/{clientId} (ranges: docs/decisions.md). */
+/** Page size and start of the list endpoints (ranges: docs/decisions.md). */
 export const LIST_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 export const LIST_OFFSET = { min: 0, max: 1_000_000, default: 0 } as const;
 
-export class ListByClientQueryDto {
+/** A page of a list, newest first: GET .../client/{clientId} and the webhook lists. */
+export class PageQueryDto {
   @ApiPropertyOptional({
     type: 'integer',
     minimum: LIST_LIMIT.min,
     maximum: LIST_LIMIT.max,
     default: LIST_LIMIT.default,
-    description: 'Records per page, in decimal digits',
+    description: 'Items per page, in decimal digits',
   })
   @IsOptional()
   @IsQueryInteger(LIST_LIMIT.min, LIST_LIMIT.max)
@@ -23,9 +24,12 @@ export class ListByClientQueryDto {
     minimum: LIST_OFFSET.min,
     maximum: LIST_OFFSET.max,
     default: LIST_OFFSET.default,
-    description: 'Records to skip, newest first, in decimal digits',
+    description: 'Items to skip, newest first, in decimal digits',
   })
   @IsOptional()
   @IsQueryInteger(LIST_OFFSET.min, LIST_OFFSET.max)
   offset: number = LIST_OFFSET.default;
 }
+
+/** The page of GET .../client/{clientId}. */
+export class ListByClientQueryDto extends PageQueryDto {}
