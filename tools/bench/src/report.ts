@@ -29,24 +29,26 @@ function table(header: string[], rows: string[][]): string {
 
 // ---------------------------------------------------------------- load runs
 
-/** The targets of the measuring issue a row is judged by. */
+/**
+ * The standing targets a row is judged by (the project brief): card-issue POST at least 0.6 of
+ * the like-for-like baseline (same SQL and the same user GET over HTTP; the SQL-only ratio is
+ * shown, not judged), GET by id at least 0.85 of its baseline, p99 under 50 ms at 50
+ * connections for the GETs, no errors anywhere.
+ */
 function targets(row: Row): string {
   const ratio = row.service.rps / row.baseline.rps;
   const notes: string[] = [];
-  if (row.scenario.startsWith('POST /api/v1/card-issue')) {
-    notes.push(ratio >= 0.5 ? 'ratio ok (>= 0.5)' : 'RATIO MISSED (< 0.5)');
-    if (row.baselineUserGets) {
-      const likeForLike = row.service.rps / row.baselineUserGets.rps;
-      notes.push(
-        likeForLike >= 0.5
-          ? 'ratio with user GET ok (>= 0.5)'
-          : 'RATIO WITH USER GET MISSED (< 0.5)',
-      );
-    }
+  if (row.scenario.startsWith('POST /api/v1/card-issue') && row.baselineUserGets) {
+    const likeForLike = row.service.rps / row.baselineUserGets.rps;
+    notes.push(
+      likeForLike >= 0.6
+        ? 'ratio with user GET ok (>= 0.6)'
+        : 'RATIO WITH USER GET MISSED (< 0.6)',
+    );
   }
   if (row.scenario.startsWith('GET /api/v1/card-issue/{id}'))
     notes.push(ratio >= 0.85 ? 'ratio ok (>= 0.85)' : 'RATIO MISSED (< 0.85)');
-  if (row.connections === 50)
+  if (row.connections === 50 && row.scenario.startsWith('GET '))
     notes.push(row.service.p99 < 50 ? 'p99 ok (< 50 ms)' : 'P99 MISSED (>= 50 ms)');
   if (row.service.errors > 0) notes.push('ERRORS');
   return notes.join('; ');
