@@ -139,7 +139,11 @@ describe('X-secret on the downstream services (e2e)', () => {
 
   it('leaves the card issue document to the card issue API, without X-secret', async () => {
     const doc = (await request(t.url).get('/docs-json')).body;
-    expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual(['card-issue', 'health']);
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual([
+      'card-issue',
+      'webhook-subscriptions',
+      'health',
+    ]);
     expect(Object.keys(doc.paths).filter((path) => /-api\//.test(path))).toEqual([]);
     // Its own scheme is the optional bearer JWT (AUTH_MODE=jwt); X-secret is not among them.
     expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearer']);
