@@ -81,16 +81,19 @@ async function underBackendKills(
 /**
  * The lines holding any of the values, each shortened to the values it holds and the text
  * around the first one (so a failure shows where it leaked). A value counts only as a whole
- * token, not inside a longer run of digits: the log is full of 13-digit epoch milliseconds,
- * durations and pids, and a passport number's six digits turn up inside them by chance (a
- * leaked parameter stands alone: `"951382"`, `(5138, 951382)`). (A passport series has 4
+ * token, not inside a longer run of letters and digits: the log is full of epoch
+ * milliseconds, durations, pids and request ids (uuids, hex), and a passport number's six
+ * digits turn up inside them by chance (a leaked parameter stands alone: `"951382"`,
+ * `(5138, 951382)`). (A passport series has 4
  * digits, too few to tell from other numbers: its number stands for the passport.)
  */
 function leaks(log: string, people: PersonalData[]): string[] {
   const values = people.flatMap(({ series: _series, ...distinct }) => Object.values(distinct));
   const tokens = values.map((value) => ({
     value,
-    pattern: new RegExp(`(?<![0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9])`),
+    pattern: new RegExp(
+      `(?<![0-9A-Za-z])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`,
+    ),
   }));
   return log.split('\n').flatMap((line) => {
     const found = tokens.filter(({ value, pattern }) => line.includes(value) && pattern.test(line));
