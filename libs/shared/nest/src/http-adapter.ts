@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import { ArgumentsHost, ExceptionFilter, INestApplication, Logger } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { markRequestContext, REQUEST_ID_HEADER, runWithRequestId } from '@bank/shared/tracing';
+import { instrumentFastify, REQUEST_ID_HEADER, runWithRequestId } from '@bank/shared/tracing';
 import { TRUST_NOBODY, TrustProxy } from './trust-proxy';
 import { MethodNotAllowedError, ROUTER_OPTIONS, RouteMethods } from './route-methods';
 
@@ -169,6 +169,8 @@ export function createHttpAdapter(): FastifyAdapter {
         : randomUUID();
     },
   });
+  // First: a request's sampling decision and server span come before any other hook's work.
+  instrumentFastify(adapter.getInstance());
   const routes = new RouteMethods();
   routeMethods.set(adapter, routes);
   adapter.getInstance().addHook('onRoute', (route) => routes.add(route.method, route.url));
@@ -231,21 +233,13 @@ export function createHttpAdapter(): FastifyAdapter {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-  // The trace context the request is in once every onRequest hook ran (Fastify's request span),
-  // kept for its handler: see the preHandler hook below.
-  adapter.getInstance().addHook('preParsing', (request, _reply, payload, done) => {
-    markRequestContext(request.raw);
-    done(null, payload);
-  });
   // The handler and everything it awaits run under the request id, so the downstream calls it
   // makes forward it (GatewayHttp) and the outbox messages it writes keep it, with the trace of
   // a request left unsampled; they run in the trace context the request arrived in. (preHandler: the
   // body has been read by then, so no stream callback leaves the scope.)
   adapter
     .getInstance()
-    .addHook('preHandler', (request, _reply, done) =>
-      runWithRequestId(request.id, done, request.raw),
-    );
+    .addHook('preHandler', (request, _reply, done) => runWithRequestId(request.id, done, request));
   return adapter;
 }
 

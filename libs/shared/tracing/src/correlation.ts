@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { IncomingMessage } from 'node:http';
 import {
   Attributes,
   Context,
@@ -10,7 +9,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { isTracing, UnsampledTrace, unsampledTraceOf } from './sampling';
+import { UnsampledTrace } from './sampling';
 
 /** The header a caller's request id arrives in, and goes on to every downstream call in. */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -35,34 +34,43 @@ interface RequestScope {
 
 const scopes = new AsyncLocalStorage<RequestScope>();
 
-/** The trace context each incoming request arrived in (markRequestContext), while tracing runs. */
-const requestContexts = new WeakMap<IncomingMessage, Context>();
-
 /**
- * Remembers the trace context `request` arrives in (its server span's, or a suppressed one), for
- * runWithRequestId to run its handler in. Called as it arrives (Fastify's first onRequest hook);
- * does nothing while tracing is off.
+ * What tracing keeps of an incoming request while it is handled, on a property every request of
+ * an instrumented Fastify instance has from its construction (instrumentFastify), so that
+ * requests keep one shape whether they are sampled or not.
  */
-export function markRequestContext(request: IncomingMessage): void {
-  if (isTracing()) requestContexts.set(request, context.active());
+export interface RequestTrace {
+  /** The trace context its handler runs in: its server span's, or one with tracing suppressed. */
+  context: Context;
+  /** Its trace, when it was left unsampled. */
+  unsampled: UnsampledTrace | null;
+}
+
+/** The Fastify request property holding its RequestTrace (null until its first hook). */
+export const REQUEST_TRACE = Symbol('bank.requestTrace');
+
+interface WithRequestTrace {
+  [REQUEST_TRACE]?: RequestTrace | null;
 }
 
 /**
  * Runs `work` (and everything it starts) as part of the request with this id; given the
- * incoming `request`, also in the trace context it arrived in (the handler may run from a
- * stream event of its body, whose emitter is bound to no context) and under the trace it was
- * left unsampled in, if so.
+ * incoming (Fastify) `request`, also in the trace context it arrived in (the handler may run
+ * from a stream event of its body, whose emitter is bound to no context) and under the trace it
+ * was left unsampled in, if so.
  */
 export function runWithRequestId<T>(
   requestId: string | undefined,
   work: () => T,
-  request?: IncomingMessage,
+  request?: object,
 ): T {
-  const unsampled = request && unsampledTraceOf(request);
+  const state = request && (request as WithRequestTrace)[REQUEST_TRACE];
+  const unsampled = state?.unsampled ?? undefined;
   const inScope = () =>
     requestId || unsampled ? scopes.run({ requestId, unsampled }, work) : scopes.exit(work);
-  const arrivedIn = request && requestContexts.get(request);
-  return arrivedIn ? context.with(arrivedIn, inScope) : inScope();
+  return state && state.context !== context.active()
+    ? context.with(state.context, inScope)
+    : inScope();
 }
 
 /** The id of the request this code runs for, if any. */

@@ -27,38 +27,37 @@ describe('EdgeSampling', () => {
     edge({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: arg });
 
   it('samples new traces at the configured ratio', () => {
-    expect(ratio('1').traces(incoming())).toBe(true);
-    expect(ratio('0').traces(incoming())).toBe(false);
+    expect(ratio('1').decide(incoming())).toBeNull();
+    expect(ratio('0').decide(incoming())).not.toBeNull();
     const half = ratio('0.5');
-    const sampled = Array.from({ length: 400 }, () => half.traces(incoming())).filter(Boolean);
+    const sampled = Array.from({ length: 400 }, () => half.decide(incoming()) === null).filter(
+      Boolean,
+    );
     expect(sampled.length).toBeGreaterThan(100);
     expect(sampled.length).toBeLessThan(300);
   });
 
   it("follows the caller's decision under a parent-based sampler", () => {
-    expect(ratio('0').traces(incoming({ traceparent: `${PARENT}-01` }))).toBe(true);
-    expect(ratio('1').traces(incoming({ traceparent: `${PARENT}-00` }))).toBe(false);
-    expect(edge({}).traces(incoming())).toBe(true); // parentbased_always_on
-    expect(edge({ OTEL_TRACES_SAMPLER: 'always_off' }).traces(incoming())).toBe(false);
+    expect(ratio('0').decide(incoming({ traceparent: `${PARENT}-01` }))).toBeNull();
+    expect(ratio('1').decide(incoming({ traceparent: `${PARENT}-00` }))).not.toBeNull();
+    expect(edge({}).decide(incoming())).toBeNull(); // parentbased_always_on
+    expect(edge({ OTEL_TRACES_SAMPLER: 'always_off' }).decide(incoming())).not.toBeNull();
   });
 
   it("keeps an unsampled request's trace: the caller's trace id, a span id of its own, flags 00", () => {
     const sampling = ratio('0');
     const child = incoming({ traceparent: `${PARENT}-00`, tracestate: 'vendor=1' });
-    expect(sampling.traces(child)).toBe(false);
-    const trace = sampling.unsampledTraceOf(child);
+    const trace = sampling.decide(child);
     expect(trace?.traceparent).toMatch(
       new RegExp(`^00-${TRACE_ID}-(?!b7ad6b7169203331)[0-9a-f]{16}-00$`),
     );
     expect(trace?.traceparent).toBe(trace?.traceparent); // one per request
     expect(trace?.tracestate).toBe('vendor=1');
 
-    const root = incoming();
-    expect(sampling.traces(root)).toBe(false);
-    expect(sampling.unsampledTraceOf(root)?.traceparent).toMatch(
-      /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/,
-    );
-    expect(sampling.unsampledTraceOf(root)?.traceparent).not.toContain(TRACE_ID);
+    const root = sampling.decide(incoming());
+    expect(root?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(root?.traceparent).not.toContain(TRACE_ID);
+    expect(root?.tracestate).toBeUndefined();
   });
 
   it('records the server span of a new trace sampled at the edge, asks the configured sampler for the rest', () => {

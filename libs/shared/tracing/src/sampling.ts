@@ -55,20 +55,20 @@ export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
 /**
  * The trace an incoming request belongs to when it was left unsampled: what its downstream calls
  * and outbox messages carry as `traceparent` (sampled flag off), so the services after it keep
- * the trace id and the sampling decision. The ids are made when first asked for.
+ * the trace id and the sampling decision. The span id is made when first asked for.
  */
 export class UnsampledTrace {
   private traceparentValue: string | null = null;
 
   constructor(
     private readonly ids: RandomIdGenerator,
-    /** The caller's trace id, if the request came with a valid `traceparent`. */
-    private readonly traceId: string | null,
+    /** The caller's trace id, or the new trace's the decision was made on. */
+    private readonly traceId: string,
     readonly tracestate: string | undefined,
   ) {}
 
   get traceparent(): string {
-    this.traceparentValue ??= `00-${this.traceId ?? this.ids.generateTraceId()}-${this.ids.generateSpanId()}-00`;
+    this.traceparentValue ??= `00-${this.traceId}-${this.ids.generateSpanId()}-00`;
     return this.traceparentValue;
   }
 }
@@ -84,59 +84,50 @@ export class UnsampledTrace {
  */
 export class EdgeSampling {
   private readonly ids = new RandomIdGenerator();
-  private readonly unsampled = new WeakMap<IncomingMessage, UnsampledTrace>();
   readonly sampler: Sampler;
 
   constructor(private readonly configured: Sampler) {
     this.sampler = new EdgeDecidedServerRoots(configured);
   }
 
-  /** Whether `request` is traced; if not, its UnsampledTrace is kept for unsampledTraceOf. */
-  traces(request: IncomingMessage): boolean {
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
-    const parentSpan = trace.getSpanContext(parent);
-    const traceId = parentSpan && isSpanContextValid(parentSpan) ? parentSpan.traceId : null;
+  /** Null when `request` is traced; else the trace it was left unsampled in. */
+  decide(request: IncomingMessage): UnsampledTrace | null {
+    const headers = request.headers;
+    // Without a traceparent there is nothing to extract (the propagator is W3C's): a new trace.
+    const parent =
+      headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers);
+    const parentSpan = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
+    const callerTraceId =
+      parentSpan && isSpanContextValid(parentSpan) ? parentSpan.traceId : undefined;
+    const traceId = callerTraceId ?? this.ids.generateTraceId();
     const { decision } = this.configured.shouldSample(
       parent,
-      traceId ?? this.ids.generateTraceId(),
+      traceId,
       request.method ?? 'GET',
       SpanKind.SERVER,
       {},
       [],
     );
-    if (decision !== SamplingDecision.NOT_RECORD) return true;
-    const tracestate = request.headers.tracestate;
-    this.unsampled.set(
-      request,
-      new UnsampledTrace(
-        this.ids,
-        traceId,
-        traceId && typeof tracestate === 'string' ? tracestate : undefined,
-      ),
+    if (decision !== SamplingDecision.NOT_RECORD) return null;
+    const tracestate = headers.tracestate;
+    return new UnsampledTrace(
+      this.ids,
+      traceId,
+      callerTraceId && typeof tracestate === 'string' ? tracestate : undefined,
     );
-    return false;
-  }
-
-  unsampledTraceOf(request: IncomingMessage): UnsampledTrace | undefined {
-    return this.unsampled.get(request);
   }
 }
 
 let edgeSampling: EdgeSampling | null = null;
 
-/** Makes `sampling` the one whose decisions unsampledTraceOf reports (startTracing). */
+/** Makes `sampling` the one instrumentFastify decides with (startTracing). */
 export function useEdgeSampling(sampling: EdgeSampling | null): void {
   edgeSampling = sampling;
 }
 
-/** Whether tracing runs (startTracing started the SDK). */
-export function isTracing(): boolean {
-  return edgeSampling !== null;
-}
-
-/** The trace of `request` if tracing runs and its request was left unsampled. */
-export function unsampledTraceOf(request: IncomingMessage): UnsampledTrace | undefined {
-  return edgeSampling?.unsampledTraceOf(request);
+/** The EdgeSampling in use, null while tracing is off. */
+export function edgeSamplingInUse(): EdgeSampling | null {
+  return edgeSampling;
 }
 
 /**

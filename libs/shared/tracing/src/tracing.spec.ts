@@ -41,10 +41,12 @@ describe('isUntracedPath', () => {
     expect(isUntracedPath(url)).toBe(true);
   });
 
-  it.each(['/api/v1/card-issue', '/api/healthy', '/api/v1/card-issue/client/X12345'])(
-    'traces %s',
-    (url) => {
-      expect(isUntracedPath(url)).toBe(false);
-    },
-  );
+  it.each([
+    '/api/v1/card-issue',
+    '/api/healthy',
+    '/api/v1/card-issue/client/X12345',
+    '/api/v1/card-issue/client/X12345?next=/metrics',
+  ])('traces %s', (url) => {
+    expect(isUntracedPath(url)).toBe(false);
+  });
 });

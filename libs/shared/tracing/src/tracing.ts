@@ -1,26 +1,30 @@
 import { EventEmitter } from 'node:events';
-import { IncomingMessage } from 'node:http';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { context, Context } from '@opentelemetry/api';
+import { context, Context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { isTracingSuppressed, W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  isTracingSuppressed,
+  suppressTracing,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { REQUEST_ID_HEADER } from './correlation';
-import { EdgeSampling, samplerFromEnv, useEdgeSampling } from './sampling';
+import { REQUEST_ID_HEADER, REQUEST_TRACE, RequestTrace } from './correlation';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { EdgeSampling, edgeSamplingInUse, samplerFromEnv, useEdgeSampling } from './sampling';
 
 /**
  * Probe and metrics requests (any BASE_PATH in front): scraped every few seconds, they would
  * drown the traces that matter and cost the most for the least.
  */
-const UNTRACED_PATH = /\/(api\/health(\/live|\/ready|\/startup)?|metrics)\/?$/;
+const UNTRACED_PATH = /^[^?]*\/(api\/health(\/live|\/ready|\/startup)?|metrics)\/?(\?.*)?$/;
 
 export function isUntracedPath(url: string | undefined): boolean {
-  return UNTRACED_PATH.test((url ?? '').split('?')[0]);
+  return UNTRACED_PATH.test(url ?? '');
 }
 
 /** Why tracing is off, or null when it is on (the standard OTEL_* variables decide). */
@@ -35,15 +39,17 @@ export function tracingOffReason(env: NodeJS.ProcessEnv): string | null {
 }
 
 let provider: NodeTracerProvider | null = null;
+/** Makes the request spans in the Fastify instances given to instrumentFastify. */
+let fastifyInstrumentation: FastifyOtelInstrumentation | null = null;
 
 /**
- * The SDK's context manager, except that it binds no event emitter. The HTTP instrumentation
- * binds each traced request and response (and client request) to its context, which gives them
- * own properties and wraps every listener added to them afterwards: with a share of requests
- * traced, requests of two shapes made Node's and Fastify's request handling polymorphic, which
- * cost more CPU than the sampled spans themselves. The listeners need no context: they end spans
- * and count metrics they hold, and the handler, which Fastify may run from the request body's
- * 'end', gets its request's context back from runWithRequestId (the preHandler hook).
+ * The SDK's context manager, except that it binds no event emitter. An instrumentation that binds
+ * a request, response or client request to its context gives it own properties and wraps every
+ * listener added to it afterwards: with a share of requests traced, requests of two shapes made
+ * Node's and Fastify's request handling polymorphic, which cost more CPU than the sampled spans
+ * themselves. The listeners need no context: they end spans and count metrics they hold, and the
+ * handler, which Fastify may run from the request body's 'end', gets its request's context back
+ * from runWithRequestId (the preHandler hook).
  */
 export class UnboundEmittersContextManager extends AsyncLocalStorageContextManager {
   override bind<T>(context: Context, target: T): T {
@@ -51,16 +57,18 @@ export class UnboundEmittersContextManager extends AsyncLocalStorageContextManag
   }
 }
 
+/** The attribute the caller's request id is recorded in, on server and client spans. */
+const REQUEST_ID_ATTRIBUTE = `http.request.header.${REQUEST_ID_HEADER}`;
+
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured (else does nothing and
- * returns false): spans of the HTTP server and client (so axios calls carry `traceparent`),
- * Fastify (Nest's handling of the request in it) and pg, batched to the OTLP/HTTP (JSON)
- * exporter. The exporter, the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default
- * parentbased_always_on), the batch (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME,
- * OTEL_RESOURCE_ATTRIBUTES) read the standard variables. Incoming requests are sampled before
- * any instrumentation runs for them (EdgeSampling): an unsampled one runs with tracing
- * suppressed and costs next to nothing. Must run before the modules it instruments are loaded:
- * each service's main.ts imports its tracing.ts first.
+ * returns false): HTTP client spans (so axios calls carry `traceparent`), the request's server
+ * span made by Fastify's instrumentation (instrumentFastify: Nest's handling of the request runs
+ * in it) and pg spans, batched to the OTLP/HTTP (JSON) exporter. The exporter, the sampler
+ * (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default parentbased_always_on), the batch
+ * (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) read the standard
+ * variables. Must run before the modules it instruments are loaded: each service's main.ts
+ * imports its tracing.ts first.
  */
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (provider || tracingOffReason(env)) return false;
@@ -78,31 +86,37 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     propagator: new W3CTraceContextPropagator(),
     contextManager: new UnboundEmittersContextManager(),
   });
+  fastifyInstrumentation = new FastifyOtelInstrumentation({
+    // Registered by instrumentFastify, after the hook that samples the request.
+    registerOnInitialization: false,
+    // One span per request, the server span, named after the route template: Nest's guards,
+    // pipes and controller run in it. Not one per Fastify hook nor for the route handler (as
+    // much CPU as the rest of a sampled GET's spans put together for no new information), nor
+    // Nest's own instrumentation (two more per request).
+    instrumentHooks: false,
+    instrumentHandler: false,
+    // Requests left unsampled (and probes) run with tracing suppressed: see instrumentFastify.
+    ignorePaths: () => isTracingSuppressed(context.active()),
+    requestHook: (span, request: FastifyRequest) => {
+      const route = request.routeOptions.url;
+      span.updateName(route ? `${request.method} ${route}` : request.method);
+      // The request id: a trace is found from a log line and back.
+      span.setAttribute(REQUEST_ID_ATTRIBUTE, [request.id]);
+    },
+  });
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
+      // Outgoing calls only: the incoming request's server span is Fastify's (one span where
+      // the HTTP server's and Fastify's were two, and no work at all for an unsampled request
+      // before Fastify's first hook).
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request: IncomingMessage) =>
-          isUntracedPath(request.url) || !edge.traces(request),
+        disableIncomingRequestInstrumentation: true,
         // An unsampled request's calls: no span to make (correlationHeaders gives their traceparent).
         ignoreOutgoingRequestHook: () => isTracingSuppressed(context.active()),
-        // The request id on both ends of a call: a trace is found from a log line and back.
-        headersToSpanAttributes: {
-          server: { requestHeaders: [REQUEST_ID_HEADER] },
-          client: { requestHeaders: [REQUEST_ID_HEADER] },
-        },
+        headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
       }),
-      new FastifyOtelInstrumentation({
-        registerOnInitialization: true,
-        // One span per request, 'request' (it also names the HTTP server span after the route
-        // template): Nest's guards, pipes and controller run in it. Not one per Fastify hook nor
-        // for the route handler (as much CPU as the rest of a sampled GET's spans put together
-        // for no new information), nor Nest's own instrumentation (two more per request).
-        instrumentHooks: false,
-        instrumentHandler: false,
-        // Requests left untraced by the HTTP instrumentation (above) run with tracing suppressed.
-        ignorePaths: () => isTracingSuppressed(context.active()),
-      }),
+      fastifyInstrumentation,
       // Only statements run for a traced piece of work: the schedulers' polling would otherwise
       // make a root span per statement. Statement text only, never the parameters (personal data).
       // No span per pool checkout: it parsed the connection string into a URL for every one.
@@ -116,10 +130,50 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   return true;
 }
 
+/** A context with tracing suppressed, made once for the usual case (no context active yet). */
+const SUPPRESSED_ROOT = suppressTracing(ROOT_CONTEXT);
+
+/**
+ * Traces the requests of `fastify` (nothing while tracing is off): each is sampled as it arrives,
+ * in Fastify's first onRequest hook (EdgeSampling). A sampled one gets its server span from
+ * Fastify's instrumentation (the caller's `traceparent` its parent), named after its route; an
+ * unsampled one, a probe or a scrape runs with tracing suppressed, so that no instrumentation
+ * makes a span, an attribute or a context for it. Either way the context is kept on the request
+ * (REQUEST_TRACE) for runWithRequestId. Call on a new instance, before its routes.
+ */
+export function instrumentFastify(fastify: FastifyInstance): void {
+  const edge = edgeSamplingInUse();
+  if (!fastifyInstrumentation || !edge) return;
+  fastify.decorateRequest(REQUEST_TRACE, null);
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    // A probe or a scrape: never traced, and no trace to pass on.
+    const untraced = isUntracedPath(request.url);
+    const unsampled = untraced ? null : edge.decide(request.raw);
+    const active = context.active();
+    (request as Traced)[REQUEST_TRACE] = { context: active, unsampled };
+    if (!untraced && !unsampled) return done();
+    context.with(active === ROOT_CONTEXT ? SUPPRESSED_ROOT : suppressTracing(active), done);
+  });
+  // As the instrumentation registers itself when asked to (a plugin run on the instance at once):
+  // its onRequest hook starts the server span of a request not suppressed above.
+  fastifyInstrumentation.plugin()(fastify, {}, () => undefined);
+  // The context the hooks above left the request in: the one its handler runs in.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const state = (request as Traced)[REQUEST_TRACE];
+    if (state) state.context = context.active();
+    done();
+  });
+}
+
+interface Traced {
+  [REQUEST_TRACE]?: RequestTrace | null;
+}
+
 /** Exports the spans still buffered and stops tracing (at shutdown); nothing when it is off. */
 export async function stopTracing(): Promise<void> {
   const running = provider;
   provider = null;
   useEdgeSampling(null);
+  fastifyInstrumentation = null;
   await running?.shutdown();
 }
