@@ -112,6 +112,8 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
           (s.attributes[REQUEST_ID_ATTRIBUTE] as string[] | undefined)?.[0] === 'trace-e2e-post',
       );
       if (!server) throw new Error('no server span for the POST');
+      // Exported in OTLP's default encoding.
+      expect(receiver.protocols()).toEqual(['http/protobuf']);
       expect(server.service).toBe('card-issue');
       expect(server.parentSpanId).toBe('');
       const trace = spans().filter((s) => s.traceId === server.traceId);

@@ -28,6 +28,8 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
       DATABASE_URL: db.url,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      // The JSON encoding here; card-issue's tracing test covers the default, protobuf.
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
   });
 
@@ -54,6 +56,7 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
     await eventually(async () =>
       inTrace().some((s) => s.scope === '@opentelemetry/instrumentation-pg'),
     );
+    expect(receiver.protocols()).toEqual(['http/json']);
     const trace = inTrace();
     const server = trace.find(isServer);
     // The server span is Fastify's (Nest runs in it): one span per request, none from the

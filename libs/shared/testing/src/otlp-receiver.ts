@@ -1,8 +1,9 @@
 import { createServer, IncomingMessage } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { decodeTraceExport } from './otlp-protobuf';
 
-/** A span as an OTLP/HTTP JSON export carries it, flattened with its resource's service name. */
+/** A span as an OTLP/HTTP export carries it, flattened with its resource's service name. */
 export interface ReceivedSpan {
   service: string;
   /** The instrumentation scope, e.g. @opentelemetry/instrumentation-pg. */
@@ -60,7 +61,7 @@ function attributesOf(attributes: OtlpAttribute[] = []): Record<string, unknown>
   return Object.fromEntries(attributes.map((a) => [a.key, valueOf(a.value)]));
 }
 
-/** The spans of one OTLP/HTTP JSON export request body (ExportTraceServiceRequest). */
+/** The spans of one export request (ExportTraceServiceRequest) in its JSON encoding. */
 export function spansOfExport(body: OtlpExport): ReceivedSpan[] {
   return (body.resourceSpans ?? []).flatMap((resourceSpans) => {
     const name = attributesOf(resourceSpans.resource?.attributes)['service.name'];
@@ -88,6 +89,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Export requests answered so far. */
   exports(): number;
+  /** The OTLP protocols the exports came in (http/protobuf, http/json). */
+  protocols(): string[];
   close(): Promise<void>;
 }
 
@@ -101,15 +104,16 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * A local OTLP/HTTP collector (node:http on a free loopback port) that takes JSON trace exports
- * (the http/json protocol of @opentelemetry/exporter-trace-otlp-http) and keeps their spans, or
- * with `keep: false` reads and discards them (a benchmark's sink). Anything but JSON on
+ * A local OTLP/HTTP collector (node:http on a free loopback port) that takes trace exports in
+ * either encoding (http/protobuf, the default, or http/json) and keeps their spans, or with
+ * `keep: false` reads and discards them (a benchmark's sink). Any other content type on
  * POST /v1/traces is answered 415, so a protocol mismatch fails loudly.
  */
 export async function startOtlpReceiver(options: { keep?: boolean } = {}): Promise<OtlpReceiver> {
   const keep = options.keep ?? true;
   const spans: ReceivedSpan[] = [];
   let exports = 0;
+  const protocols = new Set<string>();
   const server = createServer((req, res) => {
     void (async () => {
       if (req.method !== 'POST' || req.url !== '/v1/traces') {
@@ -117,16 +121,24 @@ export async function startOtlpReceiver(options: { keep?: boolean } = {}): Promi
         return;
       }
       const raw = await readBody(req);
-      if (!String(req.headers['content-type']).startsWith('application/json')) {
+      const type = String(req.headers['content-type']);
+      const json = type.startsWith('application/json');
+      if (!json && !type.startsWith('application/x-protobuf')) {
         res.writeHead(415).end();
         return;
       }
+      protocols.add(json ? 'http/json' : 'http/protobuf');
       if (keep) {
-        const text = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-        spans.push(...spansOfExport(JSON.parse(text.toString('utf8')) as OtlpExport));
+        const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+        const decoded = json
+          ? (JSON.parse(body.toString('utf8')) as OtlpExport)
+          : (decodeTraceExport(body) as OtlpExport);
+        spans.push(...spansOfExport(decoded));
       }
       exports++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      // An empty ExportTraceServiceResponse, in the request's encoding.
+      if (json) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     })().catch(() => res.writeHead(400).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -135,6 +147,7 @@ export async function startOtlpReceiver(options: { keep?: boolean } = {}): Promi
     url: `http://127.0.0.1:${port}`,
     spans,
     exports: () => exports,
+    protocols: () => [...protocols],
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));

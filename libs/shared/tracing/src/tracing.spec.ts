@@ -1,4 +1,4 @@
-import { isUntracedPath, tracingOffReason } from './tracing';
+import { isUntracedPath, otlpProtocol, tracingOffReason } from './tracing';
 
 describe('tracingOffReason', () => {
   const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
@@ -26,6 +26,30 @@ describe('tracingOffReason', () => {
   it('is off with OTEL_TRACES_EXPORTER=none (or an exporter this build does not have)', () => {
     expect(tracingOffReason({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' })).toMatch(/none/);
     expect(tracingOffReason({ ...endpoint, OTEL_TRACES_EXPORTER: 'zipkin' })).toMatch(/zipkin/);
+  });
+});
+
+describe('otlpProtocol', () => {
+  it('is http/protobuf unless configured (the specification default)', () => {
+    expect(otlpProtocol({})).toBe('http/protobuf');
+  });
+
+  it('takes OTEL_EXPORTER_OTLP_PROTOCOL, and the traces-specific variable over it', () => {
+    expect(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
+    expect(
+      otlpProtocol({
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'HTTP/Protobuf ',
+      }),
+    ).toBe('http/protobuf');
+  });
+
+  it('leaves tracing off, saying why, for a protocol this build does not have', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(tracingOffReason({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toMatch(
+      /OTEL_EXPORTER_OTLP_PROTOCOL=grpc \(only http\/protobuf and http\/json/,
+    );
+    expect(tracingOffReason({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBeNull();
   });
 });
 
