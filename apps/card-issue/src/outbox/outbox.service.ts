@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { ENVIRONMENT } from '@bank/shared/nest';
+import { ENVIRONMENT, RateLimitedLog } from '@bank/shared/nest';
 import { continueTrace, failCurrentSpan, runDetached } from '@bank/shared/tracing';
 import { CardIssuesRepository } from '../card-issues/card-issues.repository';
 import { CardIssueEnvironment } from '../config/environment.config';
@@ -39,8 +39,15 @@ export class OutboxService implements BeforeApplicationShutdown {
   private draining: Promise<void> | null = null;
   private again = false;
   private stopped = false;
-  private lastRoundFailureLoggedAt = 0;
-  private roundFailuresNotLogged = 0;
+  /** Rounds whose claim failed: one line per interval, with the count of the others. */
+  private readonly roundFailures = new RateLimitedLog(
+    ROUND_FAILURE_LOG_INTERVAL_MS,
+    ({ detail, suppressed }) =>
+      this.logger.error(
+        { err: detail.err, alsoFailedSinceLastLine: suppressed },
+        'Outbox delivery round failed',
+      ),
+  );
 
   constructor(
     private readonly repository: OutboxRepository,
@@ -171,17 +178,7 @@ export class OutboxService implements BeforeApplicationShutdown {
   }
 
   private roundFailed(error: unknown): void {
-    const now = Date.now();
-    if (now - this.lastRoundFailureLoggedAt < ROUND_FAILURE_LOG_INTERVAL_MS) {
-      this.roundFailuresNotLogged++;
-      return;
-    }
-    this.logger.error(
-      { err: error, alsoFailedSinceLastLine: this.roundFailuresNotLogged },
-      'Outbox delivery round failed',
-    );
-    this.lastRoundFailureLoggedAt = now;
-    this.roundFailuresNotLogged = 0;
+    this.roundFailures.report('round', { err: error });
   }
 
   private async deliverCreate(message: ClaimedCreate): Promise<Outcome> {
@@ -238,6 +235,7 @@ export class OutboxService implements BeforeApplicationShutdown {
   /** Before the HTTP server closes: lets the delivery in flight finish; nothing new starts. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.roundFailures.flush();
     await this.draining?.catch(() => undefined);
   }
 }

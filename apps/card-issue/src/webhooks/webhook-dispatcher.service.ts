@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { ENVIRONMENT } from '@bank/shared/nest';
+import { ENVIRONMENT, RateLimitedLog } from '@bank/shared/nest';
 import {
   continueTrace,
   correlationHeaders,
@@ -59,8 +59,15 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
   private pumping: Promise<void> | null = null;
   private again = false;
   private stopped = false;
-  private lastRoundFailureLoggedAt = 0;
-  private roundFailuresNotLogged = 0;
+  /** Rounds whose claim failed: one line per interval, with the count of the others. */
+  private readonly roundFailures = new RateLimitedLog(
+    ROUND_FAILURE_LOG_INTERVAL_MS,
+    ({ detail, suppressed }) =>
+      this.logger.error(
+        { err: detail.err, alsoFailedSinceLastLine: suppressed },
+        'Webhook claim round failed',
+      ),
+  );
 
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
@@ -267,22 +274,13 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
   }
 
   private roundFailed(error: unknown): void {
-    const now = Date.now();
-    if (now - this.lastRoundFailureLoggedAt < ROUND_FAILURE_LOG_INTERVAL_MS) {
-      this.roundFailuresNotLogged++;
-      return;
-    }
-    this.logger.error(
-      { err: error, alsoFailedSinceLastLine: this.roundFailuresNotLogged },
-      'Webhook claim round failed',
-    );
-    this.lastRoundFailureLoggedAt = now;
-    this.roundFailuresNotLogged = 0;
+    this.roundFailures.report('round', { err: error });
   }
 
   /** Before the HTTP server closes: the deliveries in flight finish (each within its timeout); nothing new starts. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.roundFailures.flush();
     await this.settled();
   }
 }
