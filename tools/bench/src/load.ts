@@ -66,7 +66,7 @@ export async function load(
 /** How the rounds of one target are combined into one result. */
 export type Combine = 'mean' | 'median';
 
-function combine(results: RunResult[], how: Combine): RunResult {
+export function combine(results: RunResult[], how: Combine): RunResult {
   const pick = (f: (r: RunResult) => number) => {
     if (how === 'mean') return results.reduce((s, r) => s + f(r), 0) / results.length;
     const sorted = results.map(f).sort((a, b) => a - b);
@@ -119,9 +119,31 @@ export interface Row {
 }
 
 /**
- * The mean (or median) of `rounds` warmed-up runs of `scenario` against each target in turn.
+ * `rounds` warmed-up runs of `scenario` against each target in turn, every run of each target;
  * `settings` overrides the run's rounds and durations.
  */
+export async function measureRounds(
+  ctx: BenchContext,
+  targets: Running[],
+  scenario: Scenario,
+  connections: number,
+  settings: Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'> = ctx.settings,
+): Promise<RunResult[][]> {
+  const { rounds, warmupS, durationS } = settings;
+  const results: RunResult[][] = targets.map(() => []);
+  // Alternating rounds, so drift on a noisy machine hits every side alike; each round starts
+  // with the next target, so none always runs first (after the longest rest) or last.
+  for (let round = 0; round < rounds; round++) {
+    for (let turn = 0; turn < targets.length; turn++) {
+      const i = (round + turn) % targets.length;
+      await load(targets[i], scenario, connections, warmupS);
+      results[i].push(await load(targets[i], scenario, connections, durationS));
+    }
+  }
+  return results;
+}
+
+/** The mean (or median) of each target's runs of measureRounds. */
 export async function measure(
   ctx: BenchContext,
   targets: Running[],
@@ -130,15 +152,7 @@ export async function measure(
   how: Combine = 'mean',
   settings: Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'> = ctx.settings,
 ): Promise<RunResult[]> {
-  const { rounds, warmupS, durationS } = settings;
-  const results: RunResult[][] = targets.map(() => []);
-  // Alternating rounds, so drift on a noisy machine hits every side alike.
-  for (let round = 0; round < rounds; round++) {
-    for (const [i, target] of targets.entries()) {
-      await load(target, scenario, connections, warmupS);
-      results[i].push(await load(target, scenario, connections, durationS));
-    }
-  }
+  const results = await measureRounds(ctx, targets, scenario, connections, settings);
   return results.map((r) => combine(r, how));
 }
 

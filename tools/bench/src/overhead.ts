@@ -2,7 +2,7 @@ import { createUser, selfVirtual } from '@bank/card-issue/testing';
 import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/shared/testing';
 import { BenchContext, log } from './context';
 import { Running, startCardIssue } from './infra';
-import { measure, RunResult } from './load';
+import { combine, measureRounds, RunResult } from './load';
 import { Scenario } from './scenarios';
 
 /** One way of running card-issue: its observability switches. */
@@ -39,17 +39,17 @@ export const OVERHEAD_CONFIGURATIONS: Configuration[] = [
 ];
 
 /**
- * The overhead runs' rounds and durations: at least 3 rounds of 2 s warm-up and 5 s measured,
+ * The overhead runs' rounds and durations: at least 9 rounds of 1 s warm-up and 5 s measured,
  * whatever the (shorter) defaults of the other runs. The costs compared are a few percent of a
- * request, and a single run on the shared cores moves by 10-20 %: each configuration's figure is
- * the median of its rounds, so a run that another process disturbed does not decide it.
+ * request, and a single run on the shared cores moves by 10-30 %: a figure over many runs is what
+ * one run that another process (or a major garbage collection) disturbed does not decide.
  */
 export function overheadSettings(
   settings: BenchContext['settings'],
 ): Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'> {
   return {
-    rounds: Math.max(3, settings.rounds),
-    warmupS: Math.max(2, settings.warmupS),
+    rounds: Math.max(9, settings.rounds),
+    warmupS: Math.max(1, settings.warmupS),
     durationS: Math.max(5, settings.durationS),
   };
 }
@@ -64,14 +64,14 @@ export interface OverheadRow {
   result: RunResult;
   /**
    * The throughput a CPU-bound replica loses: 1 - (CPU per request with both off) / (CPU per
-   * request of this configuration). Judged against the target, since it does not depend on what
-   * else the shared machine runs.
+   * request of this configuration), each over all its rounds. Judged against the target, since it
+   * does not depend on what else the shared machine runs.
    */
   cost: number;
+  /** The same from the rounds' first and third quartile ratios: how much the rounds agree. */
+  costSpread: [number, number];
   /** CPU time per request over the one with both off, ms. */
   extraCpuMs: number;
-  /** 1 - req/s / req/s with both off, as measured (noisy on a shared machine). */
-  throughputLoss: number;
 }
 
 export interface OverheadResult {
@@ -84,7 +84,7 @@ export interface OverheadResult {
 
 /**
  * The production bundle traces what it should: one POST with tracing at 100 % to a collector
- * that keeps the spans must give HTTP server, Fastify (request and route handler) and pg spans, and the user
+ * that keeps the spans must give the server span (Fastify's), HTTP client and pg spans, and the user
  * service's server span a child of the POST's client span (traceparent went downstream). Throws
  * otherwise: a bundle that loads the instrumented modules before the SDK would bench nothing.
  */
@@ -169,30 +169,38 @@ export async function overheadBench(
       );
     const rows: OverheadRow[] = [];
     const connections = 50;
+    const settings = overheadSettings(ctx.settings);
     for (const scenario of scenarios) {
-      const results = await measure(
-        ctx,
-        targets,
-        scenario,
-        connections,
-        'median',
-        overheadSettings(ctx.settings),
-      );
+      const rounds = await measureRounds(ctx, targets, scenario, connections, settings);
+      // Each configuration's CPU per request over all its rounds (total CPU / total requests): a
+      // major garbage collection falls in one 5 s run or the next, and would move a single run's
+      // figure by 10-30 %; over every run it counts as often as it happens.
+      const results = rounds.map((runs) => ({
+        ...combine(runs, 'median'),
+        cpuMsPerRequest: pooledCpuMsPerRequest(runs),
+      }));
       results.forEach((result, i) => {
+        // How much the rounds agree, paired by round (the configurations of a round ran back to
+        // back, so what disturbed the machine then disturbed them alike): the quartiles of each
+        // round's CPU per request over the reference's in the same round.
+        const ratios = rounds[i].map(
+          (run, r) => run.cpuMsPerRequest / rounds[0][r].cpuMsPerRequest,
+        );
+        const costOf = (ratio: number) => 1 - 1 / ratio;
         const row: OverheadRow = {
           scenario: scenario.name,
           connections,
           configuration: OVERHEAD_CONFIGURATIONS[i].name,
           result,
           cost: 1 - results[0].cpuMsPerRequest / result.cpuMsPerRequest,
+          costSpread: [costOf(quantile(ratios, 0.25)), costOf(quantile(ratios, 0.75))],
           extraCpuMs: result.cpuMsPerRequest - results[0].cpuMsPerRequest,
-          throughputLoss: 1 - result.rps / results[0].rps,
         };
         rows.push(row);
         log(
           `${row.scenario} c=${connections} ${row.configuration}: ${result.rps.toFixed(0)} req/s, ` +
-            `p99 ${result.p99.toFixed(1)} ms, ${result.cpuMsPerRequest.toFixed(2)} ms CPU per request, ` +
-            `cost ${(100 * row.cost).toFixed(1)} % (measured req/s ${(100 * row.throughputLoss).toFixed(1)} % lower)`,
+            `p99 ${result.p99.toFixed(1)} ms, ${result.cpuMsPerRequest.toFixed(3)} ms CPU per request, ` +
+            `cost ${(100 * row.cost).toFixed(1)} % (rounds' quartiles ${row.costSpread.map((c) => (100 * c).toFixed(1)).join(' to ')} %)`,
         );
       });
     }
@@ -201,4 +209,20 @@ export async function overheadBench(
     for (const target of targets) await target.stop();
     await sink.close();
   }
+}
+
+/** The q-quantile of `values` (linear between the two nearest ranks). */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  return sorted[low] + (sorted[Math.min(low + 1, sorted.length - 1)] - sorted[low]) * (at - low);
+}
+
+/** CPU time per request over several runs: their total CPU over their total requests. */
+function pooledCpuMsPerRequest(runs: RunResult[]): number {
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  return (
+    runs.reduce((sum, run) => sum + run.cpuMsPerRequest * run.requests, 0) / Math.max(1, requests)
+  );
 }
