@@ -11,6 +11,15 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import { OtlpReceiver, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from './otlp-receiver';
 
+/** One of each attribute type the services export: int, string array, double, bool, negative int. */
+const SERVER_ATTRIBUTES = {
+  'http.response.status_code': 404,
+  'http.request.header.x-request-id': ['r-1'],
+  'bank.ratio': 0.25,
+  'bank.flag': true,
+  'bank.negative': -7,
+};
+
 /**
  * The test collector reads what the SDK's own exporters send, in both OTLP/HTTP encodings: the
  * same spans exported as protobuf (the services' default) and as JSON are received alike.
@@ -29,13 +38,7 @@ describe('startOtlpReceiver', () => {
     const tracer = provider.getTracer('receiver-spec-scope');
     const parent = tracer.startSpan('GET /api/v1/card-issue/:id', {
       kind: SpanKind.SERVER,
-      attributes: {
-        'http.response.status_code': 404,
-        'http.request.header.x-request-id': ['r-1'],
-        'bank.ratio': 0.25,
-        'bank.flag': true,
-        'bank.negative': -7,
-      },
+      attributes: SERVER_ATTRIBUTES,
     });
     const child = tracer.startSpan(
       'pg.query:SELECT bank',
@@ -79,13 +82,7 @@ describe('startOtlpReceiver', () => {
       parentSpanId: '',
       name: 'GET /api/v1/card-issue/:id',
       kind: SPAN_KIND.SERVER,
-      attributes: {
-        'http.response.status_code': 404,
-        'http.request.header.x-request-id': ['r-1'],
-        'bank.ratio': 0.25,
-        'bank.flag': true,
-        'bank.negative': -7,
-      },
+      attributes: SERVER_ATTRIBUTES,
       status: { code: 0 },
     });
     expect(child).toMatchObject({
