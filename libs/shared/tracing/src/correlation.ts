@@ -49,7 +49,8 @@ export interface RequestTrace {
 /** The Fastify request property holding its RequestTrace (null until its first hook). */
 export const REQUEST_TRACE = Symbol('bank.requestTrace');
 
-interface WithRequestTrace {
+/** A request that may carry its RequestTrace (every request of an instrumented instance does). */
+export interface WithRequestTrace {
   [REQUEST_TRACE]?: RequestTrace | null;
 }
 

@@ -118,18 +118,6 @@ export class EdgeSampling {
   }
 }
 
-let edgeSampling: EdgeSampling | null = null;
-
-/** Makes `sampling` the one instrumentFastify decides with (startTracing). */
-export function useEdgeSampling(sampling: EdgeSampling | null): void {
-  edgeSampling = sampling;
-}
-
-/** The EdgeSampling in use, null while tracing is off. */
-export function edgeSamplingInUse(): EdgeSampling | null {
-  return edgeSampling;
-}
-
 /**
  * The provider's sampler: the server span of a new trace is recorded (EdgeSampling sampled its
  * request already; asking again on the SDK's new trace id would sample ratio² of them), every

@@ -14,9 +14,9 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { REQUEST_ID_HEADER, REQUEST_TRACE, RequestTrace } from './correlation';
+import { REQUEST_ID_HEADER, REQUEST_TRACE, WithRequestTrace } from './correlation';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { EdgeSampling, edgeSamplingInUse, samplerFromEnv, useEdgeSampling } from './sampling';
+import { EdgeSampling, samplerFromEnv } from './sampling';
 
 /**
  * Probe and metrics requests (any BASE_PATH in front): scraped every few seconds, they would
@@ -57,9 +57,12 @@ export function otlpProtocol(env: NodeJS.ProcessEnv): string {
   ).toLowerCase();
 }
 
-let provider: NodeTracerProvider | null = null;
-/** Makes the request spans in the Fastify instances given to instrumentFastify. */
-let fastifyInstrumentation: FastifyOtelInstrumentation | null = null;
+/** While tracing runs: the SDK, the sampling of incoming requests, and what makes their spans. */
+let running: {
+  provider: NodeTracerProvider;
+  edge: EdgeSampling;
+  requestSpans: FastifyOtelInstrumentation;
+} | null = null;
 
 /**
  * The SDK's context manager, except that it binds no event emitter. An instrumentation that binds
@@ -90,10 +93,9 @@ const REQUEST_ID_ATTRIBUTE = `http.request.header.${REQUEST_ID_HEADER}`;
  * imports its tracing.ts first.
  */
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (provider || tracingOffReason(env)) return false;
+  if (running || tracingOffReason(env)) return false;
   const edge = new EdgeSampling(samplerFromEnv(env));
-  useEdgeSampling(edge);
-  provider = new NodeTracerProvider({
+  const provider = new NodeTracerProvider({
     sampler: edge.sampler,
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the service's own name.
     resource: resourceFromAttributes({ 'service.name': serviceName }).merge(
@@ -109,7 +111,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     propagator: new W3CTraceContextPropagator(),
     contextManager: new UnboundEmittersContextManager(),
   });
-  fastifyInstrumentation = new FastifyOtelInstrumentation({
+  const requestSpans = new FastifyOtelInstrumentation({
     // Registered by instrumentFastify, after the hook that samples the request.
     registerOnInitialization: false,
     // One span per request, the server span, named after the route template: Nest's guards,
@@ -139,7 +141,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
         ignoreOutgoingRequestHook: () => isTracingSuppressed(context.active()),
         headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
       }),
-      fastifyInstrumentation,
+      requestSpans,
       // Only statements run for a traced piece of work: the schedulers' polling would otherwise
       // make a root span per statement. Statement text only, never the parameters (personal data).
       // No span per pool checkout: it parsed the connection string into a URL for every one.
@@ -150,6 +152,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
       }),
     ],
   });
+  running = { provider, edge, requestSpans };
   return true;
 }
 
@@ -165,38 +168,32 @@ const SUPPRESSED_ROOT = suppressTracing(ROOT_CONTEXT);
  * (REQUEST_TRACE) for runWithRequestId. Call on a new instance, before its routes.
  */
 export function instrumentFastify(fastify: FastifyInstance): void {
-  const edge = edgeSamplingInUse();
-  if (!fastifyInstrumentation || !edge) return;
+  if (!running) return;
+  const { edge, requestSpans } = running;
   fastify.decorateRequest(REQUEST_TRACE, null);
   fastify.addHook('onRequest', (request, _reply, done) => {
     // A probe or a scrape: never traced, and no trace to pass on.
     const untraced = isUntracedPath(request.url);
     const unsampled = untraced ? null : edge.decide(request.raw);
     const active = context.active();
-    (request as Traced)[REQUEST_TRACE] = { context: active, unsampled };
+    (request as WithRequestTrace)[REQUEST_TRACE] = { context: active, unsampled };
     if (!untraced && !unsampled) return done();
     context.with(active === ROOT_CONTEXT ? SUPPRESSED_ROOT : suppressTracing(active), done);
   });
   // As the instrumentation registers itself when asked to (a plugin run on the instance at once):
   // its onRequest hook starts the server span of a request not suppressed above.
-  fastifyInstrumentation.plugin()(fastify, {}, () => undefined);
+  requestSpans.plugin()(fastify, {}, () => undefined);
   // The context the hooks above left the request in: the one its handler runs in.
   fastify.addHook('onRequest', (request, _reply, done) => {
-    const state = (request as Traced)[REQUEST_TRACE];
+    const state = (request as WithRequestTrace)[REQUEST_TRACE];
     if (state) state.context = context.active();
     done();
   });
 }
 
-interface Traced {
-  [REQUEST_TRACE]?: RequestTrace | null;
-}
-
 /** Exports the spans still buffered and stops tracing (at shutdown); nothing when it is off. */
 export async function stopTracing(): Promise<void> {
-  const running = provider;
-  provider = null;
-  useEdgeSampling(null);
-  fastifyInstrumentation = null;
-  await running?.shutdown();
+  const stopping = running;
+  running = null;
+  await stopping?.provider.shutdown();
 }
