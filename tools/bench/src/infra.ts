@@ -93,15 +93,24 @@ function freePort(): Promise<number> {
   });
 }
 
+/** How a service process is run: under another program (a profiler), and how long it may take to start. */
+export interface Launch {
+  /** The command and arguments put in front of `node`, e.g. valgrind's. */
+  prefix: string[];
+  startTimeoutMs: number;
+}
+
 /** Spawns `node args` on a free port and waits until GET /api/health answers 200. */
 async function startProcess(
   ctx: BenchContext,
   name: string,
   args: string[],
   env: Record<string, string>,
+  launch: Launch = { prefix: [], startTimeoutMs: 60_000 },
 ): Promise<Running> {
   const port = await freePort();
-  const proc = spawn(process.execPath, args, {
+  const [command, ...prefixArgs] = [...launch.prefix, process.execPath];
+  const proc = spawn(command, [...prefixArgs, ...args], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -118,7 +127,7 @@ async function startProcess(
   proc.stderr?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-5000)));
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + launch.startTimeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${name} exited ${proc.exitCode}: ${output}`);
     try {
@@ -151,14 +160,21 @@ export function startCardIssue(
   url: string,
   extra: Record<string, string> = {},
   nodeArgs: string[] = [],
+  launch?: Launch,
 ): Promise<Running> {
-  return startProcess(ctx, 'card-issue', [...nodeArgs, 'dist/apps/card-issue/main.js'], {
-    ...serviceEnv(ctx),
-    DATABASE_URL: url,
-    SCHEDULER_ENABLED: 'false',
-    OUTBOX_ENABLED: 'false',
-    ...extra,
-  });
+  return startProcess(
+    ctx,
+    'card-issue',
+    [...nodeArgs, 'dist/apps/card-issue/main.js'],
+    {
+      ...serviceEnv(ctx),
+      DATABASE_URL: url,
+      SCHEDULER_ENABLED: 'false',
+      OUTBOX_ENABLED: 'false',
+      ...extra,
+    },
+    launch,
+  );
 }
 
 export function startRegistration(ctx: BenchContext, url: string): Promise<Running> {

@@ -129,18 +129,34 @@ export async function measureRounds(
   connections: number,
   settings: Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'> = ctx.settings,
 ): Promise<RunResult[][]> {
-  const { rounds, warmupS, durationS } = settings;
   const results: RunResult[][] = targets.map(() => []);
-  // Alternating rounds, so drift on a noisy machine hits every side alike; each round starts
-  // with the next target, so none always runs first (after the longest rest) or last.
-  for (let round = 0; round < rounds; round++) {
-    for (let turn = 0; turn < targets.length; turn++) {
-      const i = (round + turn) % targets.length;
-      await load(targets[i], scenario, connections, warmupS);
-      results[i].push(await load(targets[i], scenario, connections, durationS));
-    }
+  // Alternating rounds, so drift on a noisy machine hits every side alike.
+  for (let round = 0; round < settings.rounds; round++) {
+    const runs = await measureRound(targets, scenario, connections, settings, round);
+    runs.forEach((run, i) => results[i].push(run));
   }
   return results;
+}
+
+/**
+ * One round: a warm-up and a measured run of `scenario` against each target in turn, starting
+ * with target `round` (mod their number), so that none always runs first (after the longest
+ * rest) or last. The runs in the targets' order.
+ */
+export async function measureRound(
+  targets: Running[],
+  scenario: Scenario,
+  connections: number,
+  settings: Pick<BenchContext['settings'], 'warmupS' | 'durationS'>,
+  round: number,
+): Promise<RunResult[]> {
+  const runs: RunResult[] = new Array<RunResult>(targets.length);
+  for (let turn = 0; turn < targets.length; turn++) {
+    const i = (round + turn) % targets.length;
+    await load(targets[i], scenario, connections, settings.warmupS);
+    runs[i] = await load(targets[i], scenario, connections, settings.durationS);
+  }
+  return runs;
 }
 
 /** The mean (or median) of each target's runs of measureRounds. */

@@ -2,7 +2,8 @@ import { createUser, selfVirtual } from '@bank/card-issue/testing';
 import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/shared/testing';
 import { BenchContext, log } from './context';
 import { Running, startCardIssue } from './infra';
-import { combine, measureRounds, RunResult } from './load';
+import { combine, measureRound, RunResult } from './load';
+import { callgrindAvailable, countInstructions, instructionsPerRequest } from './instructions';
 import { Scenario } from './scenarios';
 
 /** One way of running card-issue: its observability switches. */
@@ -39,7 +40,7 @@ export const OVERHEAD_CONFIGURATIONS: Configuration[] = [
 ];
 
 /**
- * The overhead runs' rounds and durations: at least 9 rounds of 1 s warm-up and 5 s measured,
+ * The overhead runs' rounds and durations: at least 9 rounds of 2 s warm-up and 5 s measured,
  * whatever the (shorter) defaults of the other runs. The costs compared are a few percent of a
  * request, and a single run on the shared cores moves by 10-30 %: a figure over many runs is what
  * one run that another process (or a major garbage collection) disturbed does not decide.
@@ -49,7 +50,8 @@ export function overheadSettings(
 ): Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'> {
   return {
     rounds: Math.max(9, settings.rounds),
-    warmupS: Math.max(1, settings.warmupS),
+    // Each round's processes are new: their first seconds are spent compiling the hot code.
+    warmupS: Math.max(2, settings.warmupS),
     durationS: Math.max(5, settings.durationS),
   };
 }
@@ -72,6 +74,14 @@ export interface OverheadRow {
   costSpread: [number, number];
   /** CPU time per request over the one with both off, ms. */
   extraCpuMs: number;
+  /** Instructions per request under callgrind (null where valgrind is not installed). */
+  instructions: {
+    perRequest: number;
+    /** 1 - (the reference's instructions per request) / (this configuration's). */
+    cost: number;
+    /** The lowest and highest cost of single processes (each against the reference's mean). */
+    costRange: [number, number];
+  } | null;
 }
 
 export interface OverheadResult {
@@ -158,26 +168,36 @@ export async function overheadBench(
   const verified = await verifyBundleTraces(ctx, cardDb);
   log(`bundle traces: ${verified}`);
   const sink = await startOtlpReceiver({ keep: false });
-  const targets: Running[] = [];
+  const settings = overheadSettings(ctx.settings);
+  const connections = 50;
+  // runs[scenario][configuration][round]
+  const runs: RunResult[][][] = scenarios.map(() => OVERHEAD_CONFIGURATIONS.map(() => []));
   try {
-    for (const configuration of OVERHEAD_CONFIGURATIONS)
-      targets.push(
-        await startCardIssue(ctx, cardDb, {
-          DB_MIGRATIONS_RUN: 'false',
-          ...configuration.env(sink.url),
-        }),
-      );
+    for (let round = 0; round < settings.rounds; round++) {
+      // Fresh processes every round: how V8 compiles a process's hot code differs from one process
+      // to the next and stays with it (instruction counts of the same bundle differ by up to 10 %
+      // between processes and by 1-2 % between windows of one), so one process per configuration
+      // for the whole run would lend that configuration its one process's luck.
+      const targets = await startConfigurations(ctx, cardDb, sink.url);
+      try {
+        for (const [s, scenario] of scenarios.entries()) {
+          const measured = await measureRound(targets, scenario, connections, settings, round);
+          measured.forEach((run, i) => runs[s][i].push(run));
+        }
+      } finally {
+        for (const target of targets) await target.stop();
+      }
+      log(`observability overhead: round ${round + 1} of ${settings.rounds} done`);
+    }
     const rows: OverheadRow[] = [];
-    const connections = 50;
-    const settings = overheadSettings(ctx.settings);
-    for (const scenario of scenarios) {
-      const rounds = await measureRounds(ctx, targets, scenario, connections, settings);
+    scenarios.forEach((scenario, s) => {
+      const rounds = runs[s];
       // Each configuration's CPU per request over all its rounds (total CPU / total requests): a
       // major garbage collection falls in one 5 s run or the next, and would move a single run's
       // figure by 10-30 %; over every run it counts as often as it happens.
-      const results = rounds.map((runs) => ({
-        ...combine(runs, 'median'),
-        cpuMsPerRequest: pooledCpuMsPerRequest(runs),
+      const results = rounds.map((configurationRuns) => ({
+        ...combine(configurationRuns, 'median'),
+        cpuMsPerRequest: pooledCpuMsPerRequest(configurationRuns),
       }));
       results.forEach((result, i) => {
         // How much the rounds agree, paired by round (the configurations of a round ran back to
@@ -195,6 +215,7 @@ export async function overheadBench(
           cost: 1 - results[0].cpuMsPerRequest / result.cpuMsPerRequest,
           costSpread: [costOf(quantile(ratios, 0.25)), costOf(quantile(ratios, 0.75))],
           extraCpuMs: result.cpuMsPerRequest - results[0].cpuMsPerRequest,
+          instructions: null,
         };
         rows.push(row);
         log(
@@ -203,11 +224,65 @@ export async function overheadBench(
             `cost ${(100 * row.cost).toFixed(1)} % (rounds' quartiles ${row.costSpread.map((c) => (100 * c).toFixed(1)).join(' to ')} %)`,
         );
       });
-    }
+    });
+    if (callgrindAvailable()) {
+      for (const scenario of scenarios)
+        await addInstructionCounts(ctx, cardDb, sink.url, scenario, rows);
+    } else log('observability overhead: valgrind not installed, no instruction counts');
     return { rows, exports: sink.exports(), verified };
   } finally {
-    for (const target of targets) await target.stop();
     await sink.close();
+  }
+}
+
+/** The instructions per request of each configuration of `scenario`, into its rows. */
+async function addInstructionCounts(
+  ctx: BenchContext,
+  cardDb: string,
+  sinkUrl: string,
+  scenario: Scenario,
+  rows: OverheadRow[],
+): Promise<void> {
+  const configurations = OVERHEAD_CONFIGURATIONS.map((c) => ({
+    name: c.name,
+    env: { DB_MIGRATIONS_RUN: 'false', ...c.env(sinkUrl) },
+  }));
+  const counts = await countInstructions(ctx, cardDb, configurations, scenario);
+  const reference = instructionsPerRequest(counts[0]);
+  counts.forEach((count, i) => {
+    const row = rows.find(
+      (r) => r.scenario === scenario.name && r.configuration === configurations[i].name,
+    );
+    if (!row) return;
+    const perRequest = instructionsPerRequest(count);
+    const single = count.mutator.map((m, p) => 1 - reference / (m + count.gc[p]));
+    row.instructions = {
+      perRequest,
+      cost: 1 - reference / perRequest,
+      costRange: [Math.min(...single), Math.max(...single)],
+    };
+  });
+}
+
+/** One card-issue process per configuration, from the production bundle, on `cardDb`. */
+async function startConfigurations(
+  ctx: BenchContext,
+  cardDb: string,
+  sinkUrl: string,
+): Promise<Running[]> {
+  const targets: Running[] = [];
+  try {
+    for (const configuration of OVERHEAD_CONFIGURATIONS)
+      targets.push(
+        await startCardIssue(ctx, cardDb, {
+          DB_MIGRATIONS_RUN: 'false',
+          ...configuration.env(sinkUrl),
+        }),
+      );
+    return targets;
+  } catch (error) {
+    for (const target of targets) await target.stop();
+    throw error;
   }
 }
 
