@@ -7,6 +7,7 @@ import type { RunResult, Row } from './load';
 import type { ProfileRun } from './profile';
 import type { OutboxStormResult } from './outbox-storm';
 import {
+  FIRST_WARMUP_S,
   OVERHEAD_CONFIGURATIONS,
   OVERHEAD_TARGET,
   overheadSettings,
@@ -186,7 +187,8 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
     '## Observability overhead',
     '',
     `card-issue from its production bundle in ${OVERHEAD_CONFIGURATIONS.length} processes on the same database, one per configuration, started afresh for every round ` +
-      "(how V8 compiles a process's hot code differs from one process to the next and stays with the process: the same bundle's instructions per request differed by up to 10 % between processes and by 1-2 % between windows of one, under callgrind): " +
+      "(how V8 compiles a process's hot code differs from one process to the next and stays with the process: under callgrind, the instructions per GET of one configuration differed by up to 12 % between processes and by 1-2 % between windows of one) " +
+      `and run ${FIRST_WARMUP_S} s of each scenario before the round's first measured run: ` +
       '`METRICS_ENABLED=false` without tracing (the reference), `METRICS_ENABLED=true`, and with tracing on top ' +
       '(`OTEL_EXPORTER_OTLP_ENDPOINT` set, `OTEL_TRACES_SAMPLER=parentbased_traceidratio`, `OTEL_TRACES_SAMPLER_ARG` 0, 0.1 and 1), ' +
       `exporting OTLP/HTTP protobuf (the default) to a local collector that reads and discards every export (${result.exports} exports answered). ` +
