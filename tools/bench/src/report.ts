@@ -206,8 +206,8 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
       `${INSTRUCTION_PROCESSES} more processes started under valgrind's callgrind, warmed up uncounted (3,000 GETs or 600 POSTs), ` +
       "then 3 counted windows of 400 GETs or 100 POSTs, 4 at a time. What is counted is the main thread: the request's own code " +
       "(the median window) and the garbage collections it triggered there (all windows); V8's concurrent marking and compilation threads are left out. " +
-      'An instruction count does not depend on what else the machine runs: windows of one process agree within 1-2 %, processes of one configuration within about 10 % ' +
-      '(each compiles its hot code its own way), where the CPU time of a run moves by 10-30 %. It is not time: it leaves out how fast the instructions run (cache misses), ' +
+      'An instruction count depends far less on what else the machine runs: windows of one process agree within 1-2 %, processes of one configuration by up to 12 % ' +
+      '(each compiles its hot code its own way, and a loaded machine leaves its code longer in the slower tiers), where the CPU time of a run moves by 10-30 %. It is not time: it leaves out how fast the instructions run (cache misses), ' +
       "so it judges the cost of the code path, and the CPU time judges the throughput. Cost: 1 - (the reference's mean) / (the configuration's mean); " +
       'beside it, the lowest and highest single process against the same reference mean.',
     '',
