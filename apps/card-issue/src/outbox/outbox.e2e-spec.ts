@@ -77,14 +77,19 @@ describe('outbox under load and failure (e2e)', () => {
         busy.push((await request(t.url).post(API).send(selfVirtual(owner))).body.requestId);
       await eventually(async () => (await operationStatus(sql, busy[3])) !== null, 20_000, 50);
       // A backlog behind the busy requests, as a storm leaves it when its statuses pile up
-      // faster than they are delivered (the old claim then timed out round after round).
-      await sql.query(
-        `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
-         SELECT r, 'operation.status', jsonb_build_object('requestId', r, 'status', 'CREATED', 'sequence', 1),
-                now(), now()
-         FROM unnest($1::text[]) AS r, generate_series(1, $2::int)`,
-        [busy, t.db.kind === 'postgres' ? 20_000 : 5_000],
-      );
+      // faster than they are delivered (the old claim then timed out round after round). Written
+      // without the service's 1 s statement timeout: on a loaded CI machine, 80,000 rows took
+      // longer, and the test failed in its setup, before the storm.
+      await sql.transaction(async (manager) => {
+        await manager.query('SET LOCAL statement_timeout = 0');
+        await manager.query(
+          `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at)
+           SELECT r, 'operation.status', jsonb_build_object('requestId', r, 'status', 'CREATED', 'sequence', 1),
+                  now(), now()
+           FROM unnest($1::text[]) AS r, generate_series(1, $2::int)`,
+          [busy, t.db.kind === 'postgres' ? 20_000 : 5_000],
+        );
+      });
 
       // 20 clients PATCHing the busy requests (5 each, every PATCH a change) until the probe is
       // done (at most 2,000 PATCHes).
