@@ -252,7 +252,7 @@ async function addInstructionCounts(
 ): Promise<void> {
   const configurations = OVERHEAD_CONFIGURATIONS.map((c) => ({
     name: c.name,
-    env: { DB_MIGRATIONS_RUN: 'false', ...c.env(sinkUrl) },
+    env: processEnv(c, sinkUrl),
   }));
   const counts = await countInstructions(ctx, cardDb, configurations, scenario);
   const reference = instructionsPerRequest(counts[0]);
@@ -271,6 +271,11 @@ async function addInstructionCounts(
   });
 }
 
+/** The environment of a card-issue process of `configuration` (the schema is migrated once, before). */
+function processEnv(configuration: Configuration, sinkUrl: string): Record<string, string> {
+  return { DB_MIGRATIONS_RUN: 'false', ...configuration.env(sinkUrl) };
+}
+
 /** One card-issue process per configuration, from the production bundle, on `cardDb`. */
 async function startConfigurations(
   ctx: BenchContext,
@@ -280,12 +285,7 @@ async function startConfigurations(
   const targets: Running[] = [];
   try {
     for (const configuration of OVERHEAD_CONFIGURATIONS)
-      targets.push(
-        await startCardIssue(ctx, cardDb, {
-          DB_MIGRATIONS_RUN: 'false',
-          ...configuration.env(sinkUrl),
-        }),
-      );
+      targets.push(await startCardIssue(ctx, cardDb, processEnv(configuration, sinkUrl)));
     return targets;
   } catch (error) {
     for (const target of targets) await target.stop();
