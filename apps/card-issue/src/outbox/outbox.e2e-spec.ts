@@ -75,11 +75,16 @@ describe('outbox under load and failure (e2e)', () => {
       const busy: string[] = [];
       for (let i = 0; i < 4; i++)
         busy.push((await request(t.url).post(API).send(selfVirtual(owner))).body.requestId);
-      await eventually(async () => (await operationStatus(sql, busy[3])) !== null, 20_000, 50);
-      // A backlog behind the busy requests, as a storm leaves it when its statuses pile up
-      // faster than they are delivered (the old claim then timed out round after round). Written
-      // without the service's 1 s statement timeout: on a loaded CI machine, 80,000 rows took
-      // longer, and the test failed in its setup, before the storm.
+      const queued: string[] = [];
+      for (let i = 0; i < 4; i++)
+        queued.push((await request(t.url).post(API).send(selfVirtual(owner))).body.requestId);
+      await eventually(async () => (await operationStatus(sql, queued[3])) !== null, 20_000, 50);
+      // A deep backlog the claim has to step over: 80,000 waiting messages (20,000 on PGlite) on
+      // four requests nobody PATCHes. (A storm itself leaves at most one waiting status per
+      // request, since each PATCH supersedes the older ones: put on the PATCHed requests, the
+      // first PATCH of each had to supersede 20,000 rows, about 0.6 s on an idle machine, and
+      // on a loaded CI machine it ran into the 1 s statement timeout and answered 503.) Written
+      // without that timeout, which a loaded machine also exceeded for the INSERT.
       await sql.transaction(async (manager) => {
         await manager.query('SET LOCAL statement_timeout = 0');
         await manager.query(
@@ -87,7 +92,7 @@ describe('outbox under load and failure (e2e)', () => {
            SELECT r, 'operation.status', jsonb_build_object('requestId', r, 'status', 'CREATED', 'sequence', 1),
                   now(), now()
            FROM unnest($1::text[]) AS r, generate_series(1, $2::int)`,
-          [busy, t.db.kind === 'postgres' ? 20_000 : 5_000],
+          [queued, t.db.kind === 'postgres' ? 20_000 : 5_000],
         );
       });
 
