@@ -5,6 +5,7 @@ import { createTestDatabase, eventually, sleep, TestDatabase } from '@bank/share
 import { SECRET, startCardIssue } from '../../test/card-issue.harness';
 import { selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
 import { createUser } from '../../test/users.fixture';
+import { INSERT_CARD_ISSUE_SQL } from './card-issues.sql';
 import { StatusMovesService } from './status-moves.service';
 
 const API = '/api/v1/card-issue';
@@ -280,6 +281,62 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
       // The same request is due: a manual run moves it.
       expect(await app.app.get(StatusMovesService).moveBatch()).toBe(1);
     } finally {
+      await app.close();
+    }
+  });
+
+  it('moves a fresh burst of 100,000 requests in batches of 500, each within a 1 s statement timeout, while their statuses wait', async () => {
+    // Regression of f905daf. Superseding the moved requests' waiting statuses was a join that,
+    // planned for a table nobody had analyzed yet (a fresh burst, before autovacuum gets to it),
+    // read every waiting status message and compared it with every moved request: a batch's cost
+    // grew with the statuses waiting, until a batch ran into the statement timeout and the
+    // scheduler stalled (the scheduler bench: 1,500 of 100,000 moves in 5 minutes). Now one index
+    // probe per moved request, whatever the statistics. PostgreSQL only: PGlite has no statement
+    // timeout to run into.
+    if (db.kind !== 'postgres') return;
+    const app = await startCardIssue({
+      label: 'card_issue_scheduler_burst',
+      env: {
+        X_SECRET: SECRET,
+        SCHEDULER_ENABLED: 'false',
+        // The outbox behind: every moved request's status waits.
+        OUTBOX_ENABLED: 'false',
+        SCHEDULER_CREATED_DELAY_MS: '0',
+        SCHEDULER_BATCH_SIZE: '500',
+        DB_STATEMENT_TIMEOUT_MS: '1000',
+      },
+    });
+    const runner = app.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      // No statistics for the whole test, as after a burst until autovacuum analyzes the table.
+      await runner.query('ALTER TABLE outbox_messages SET (autovacuum_enabled = false)');
+      await runner.query('SET statement_timeout = 0');
+      // 100,000 CREATED requests stored as a POST stores them (the request, its history entry
+      // and its waiting outbox message), in one transaction, as the scheduler bench does.
+      await runner.query(`CREATE FUNCTION pg_temp.insert_card_issue(
+           text, text, text, text, text, text, text, text, text, timestamptz, text, text)
+         RETURNS text VOLATILE LANGUAGE sql AS $statement$ ${INSERT_CARD_ISSUE_SQL} $statement$`);
+      const [{ n }]: { n: number }[] = await runner.query(
+        `SELECT count(pg_temp.insert_card_issue(to_char(date '2026-01-01', 'DDMMYYYY'), 'CREATED', NULL,
+           'X' || lpad((i % 99991)::text, 5, '0'), NULL, 'VIRTUAL', '{"nameless": false, "embossedName": "BURST USER"}',
+           NULL, NULL, now() - interval '2 hours', NULL, NULL))::int AS n
+         FROM generate_series(1, 100000) AS i`,
+      );
+      expect(n).toBe(100_000);
+      // 40 batches, 20,000 statuses waiting at the end. With the join, each batch compared its 500
+      // moved requests with every status already waiting, and one of the later batches ran into
+      // the timeout (checked against the old statement: "canceling statement due to statement
+      // timeout").
+      const moves = app.app.get(StatusMovesService);
+      for (let batch = 0; batch < 40; batch++) expect(await moves.moveBatch()).toBe(500);
+      const [{ waiting }]: { waiting: number }[] = await runner.query(
+        `SELECT count(*)::int AS waiting FROM outbox_messages
+         WHERE state = 'PENDING' AND type = 'operation.status'`,
+      );
+      expect(waiting).toBe(20_000);
+    } finally {
+      await runner.release();
       await app.close();
     }
   });
