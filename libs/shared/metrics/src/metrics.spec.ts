@@ -1,5 +1,5 @@
 import { statusClass } from './http-metrics';
-import { Metrics, sampled } from './metrics';
+import { memoryLimitBytes, Metrics, sampled } from './metrics';
 
 describe('statusClass', () => {
   it.each([
@@ -45,5 +45,23 @@ describe('Metrics', () => {
     expect(await on.scrape()).toContain('process_cpu_user_seconds_total');
     expect(await off.scrape()).toContain('things_total 5');
     expect(await off.scrape()).not.toContain('process_cpu_user_seconds_total');
+    expect(await off.scrape()).not.toContain('process_memory_limit_bytes');
   });
+
+  it('exports the memory limit the process runs under, +Inf without one', async () => {
+    const on = new Metrics({ enabled: true, host: '127.0.0.1', serviceName: 'a' });
+    const limit = memoryLimitBytes(process.constrainedMemory());
+    expect(await on.scrape()).toContain(
+      `process_memory_limit_bytes ${limit === Infinity ? '+Inf' : limit}\n`,
+    );
+  });
+});
+
+describe('memoryLimitBytes', () => {
+  it.each([
+    ['a container limit of 512Mi', 536_870_912, 536_870_912],
+    ['cgroup v2 without a limit ("max", 2^64 - 1)', 2 ** 64, Infinity],
+    ['cgroup v1 without a limit (PAGE_COUNTER_MAX pages)', 9_223_372_036_854_771_712, Infinity],
+    ['unknown (0)', 0, Infinity],
+  ])('%s: %d -> %d', (_, constrained, limit) => expect(memoryLimitBytes(constrained)).toBe(limit));
 });

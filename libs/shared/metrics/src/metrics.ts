@@ -35,7 +35,16 @@ export class Metrics {
   readonly registry = new Registry();
 
   constructor(@Inject(METRICS_SETTINGS) readonly settings: MetricsSettings) {
-    if (settings.enabled) collectDefaultMetrics({ register: this.registry });
+    if (!settings.enabled) return;
+    collectDefaultMetrics({ register: this.registry });
+    // Beside prom-client's process_resident_memory_bytes: what the memory alert divides it by.
+    this.gauge({
+      name: 'process_memory_limit_bytes',
+      help: "The memory limit the process runs under (its container's cgroup limit); +Inf when there is none",
+      collect() {
+        this.set(memoryLimitBytes(process.constrainedMemory()));
+      },
+    });
   }
 
   get enabled(): boolean {
@@ -62,6 +71,16 @@ export class Metrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/**
+ * The memory limit from what process.constrainedMemory() reports (libuv reads the cgroup's
+ * memory.max, or memory.limit_in_bytes under cgroup v1): that limit, or +Inf when there is none
+ * (0 when unknown, 2^64 - 1 for cgroup v2's "max", about 2^63 for cgroup v1's unlimited), so
+ * that RSS / limit is 0 for a process without one.
+ */
+export function memoryLimitBytes(constrained: number): number {
+  return constrained > 0 && constrained < 2 ** 62 ? constrained : Infinity;
 }
 
 /**
