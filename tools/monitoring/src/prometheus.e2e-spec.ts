@@ -182,6 +182,7 @@ describeWithPrometheus('a real Prometheus scraping both services evaluates the r
       CardIssueOutboxDeadLetters: ['card-issue:pending'],
       CardIssueSchedulerLag: ['card-issue:pending'],
       BankServiceDatabaseDown: ['client-registration:pending'],
+      BankServiceMemoryNearLimit: [],
       BankServiceDown: [],
     });
     // No rule failed to evaluate.
