@@ -6,6 +6,7 @@
 export * from './card-issue.harness';
 export * from './users.fixture';
 export * from './card-issue-requests.fixture';
+export * from './bulk-requests.fixture';
 
 // Providers a tool reaches inside the running service for (app.get(...)).
 export { CardIssuesRepository } from '../src/card-issues/card-issues.repository';

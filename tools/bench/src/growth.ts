@@ -1,7 +1,7 @@
 import { MOVE_DUE_BATCH_SQL } from '@bank/card-issue/testing';
 import { BenchContext, log } from './context';
-import { bulkRequests, requestsOf, seedCardIssues } from './fixtures';
-import { createDatabase, migrateCardIssue, startCardIssue, withClient } from './infra';
+import { bulkRequests, requestsOf, seedCardIssues } from '@bank/card-issue/testing';
+import { createDatabase, migrateCardIssue, session, startCardIssue, withClient } from './infra';
 import { RunResult, load } from './load';
 import { Scenario } from './scenarios';
 
@@ -44,13 +44,13 @@ export async function growthBench(ctx: BenchContext): Promise<GrowthRow[]> {
   log('growth');
   const url = await createDatabase(ctx, 'growth');
   migrateCardIssue(ctx, url);
-  await withClient(url, (c) => seedCardIssues(c, requestsOf(MEASURED_CLIENT, 10)));
+  await withClient(url, (c) => seedCardIssues(session(c), requestsOf(MEASURED_CLIENT, 10)));
   const rows: GrowthRow[] = [];
   let stored = 10;
   for (const target of [10_000, 100_000, 1_000_000].filter((n) => n <= ctx.settings.growthMax)) {
     const t0 = Date.now();
     await withClient(url, async (c) => {
-      await seedCardIssues(c, bulkRequests(stored + 1, target, 'mixed'));
+      await seedCardIssues(session(c), bulkRequests(stored + 1, target, 'mixed'));
       await c.query('ANALYZE card_issue_requests; ANALYZE card_issue_status_history');
     });
     log(

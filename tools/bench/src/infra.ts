@@ -8,6 +8,7 @@ import {
   INSERT_CARD_ISSUE_SQL,
   SELECT_CARD_ISSUES_BY_CLIENT_SQL,
   SELECT_CARD_ISSUE_BY_ID_SQL,
+  type SqlSession,
 } from '@bank/card-issue/testing';
 import { statementsEnv } from './baseline-statements';
 import { BenchContext, ROOT, createContext, log, sleep } from './context';
@@ -29,6 +30,11 @@ export async function withClient<T>(url: string, work: (c: Client) => Promise<T>
   } finally {
     await client.end();
   }
+}
+
+/** The connection `client` as the session seedCardIssues runs on. */
+export function session(client: Client): SqlSession {
+  return async (sql) => (await client.query<Record<string, unknown>>(sql)).rows;
 }
 
 /** A throw-away database bench_<label>_<run id>, dropped by cleanup(). Returns its URL. */

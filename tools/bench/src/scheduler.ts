@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { BenchContext, log, sleep } from './context';
-import { bulkRequests, seedCardIssues } from './fixtures';
-import { createDatabase, migrateCardIssue, startCardIssue, withClient } from './infra';
+import { bulkRequests, seedCardIssues } from '@bank/card-issue/testing';
+import { createDatabase, migrateCardIssue, session, startCardIssue, withClient } from './infra';
 
 export interface SchedulerResult {
   replicas: number;
@@ -33,7 +33,7 @@ async function schedulerRun(ctx: BenchContext, replicas: number): Promise<Schedu
   }
   try {
     const started = Date.now();
-    await withClient(url, (c) => seedCardIssues(c, bulkRequests(1, requests, 'created')));
+    await withClient(url, (c) => seedCardIssues(session(c), bulkRequests(1, requests, 'created')));
     const stored = Date.now();
     let done = 0;
     while (done < requests) {

@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { createTestDatabase, eventually, sleep, TestDatabase } from '@bank/shared/testing';
 import { SECRET, startCardIssue } from '../../test/card-issue.harness';
 import { selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
+import { bulkRequests, seedCardIssues } from '../../test/bulk-requests.fixture';
 import { createUser } from '../../test/users.fixture';
-import { INSERT_CARD_ISSUE_SQL } from './card-issues.sql';
 import { StatusMovesService } from './status-moves.service';
 
 const API = '/api/v1/card-issue';
@@ -314,14 +314,9 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
       await runner.query('SET statement_timeout = 0');
       // 100,000 CREATED requests stored as a POST stores them (the request, its history entry
       // and its waiting outbox message), in one transaction, as the scheduler bench does.
-      await runner.query(`CREATE FUNCTION pg_temp.insert_card_issue(
-           text, text, text, text, text, text, text, text, text, timestamptz, text, text)
-         RETURNS text VOLATILE LANGUAGE sql AS $statement$ ${INSERT_CARD_ISSUE_SQL} $statement$`);
-      const [{ n }]: { n: number }[] = await runner.query(
-        `SELECT count(pg_temp.insert_card_issue(to_char(date '2026-01-01', 'DDMMYYYY'), 'CREATED', NULL,
-           'X' || lpad((i % 99991)::text, 5, '0'), NULL, 'VIRTUAL', '{"nameless": false, "embossedName": "BURST USER"}',
-           NULL, NULL, now() - interval '2 hours', NULL, NULL))::int AS n
-         FROM generate_series(1, 100000) AS i`,
+      const n = await seedCardIssues(
+        (sql) => runner.query(sql),
+        bulkRequests(1, 100_000, 'created'),
       );
       expect(n).toBe(100_000);
       // 40 batches, 20,000 statuses waiting at the end. With the join, each batch compared its 500
