@@ -24,18 +24,24 @@ export interface InstructionCounts {
 }
 
 /** How much work a count is: requests before counting, per window, windows per process. */
-interface Plan {
+export interface Plan {
   warmup: number;
   perWindow: number;
   windows: number;
 }
 
-/** The plan per scenario: a POST costs about six GETs (and makes the user GET in the same process). */
+/** The plan per method: a POST costs about six GETs (and makes the user GET in the same process). */
+export const INSTRUCTION_PLANS: Record<'GET' | 'POST', Plan> = {
+  GET: { warmup: 3_000, perWindow: 400, windows: 3 },
+  POST: { warmup: 600, perWindow: 100, windows: 3 },
+};
+
 function planFor(scenario: Scenario): Plan {
-  return scenario.method === 'POST'
-    ? { warmup: 600, perWindow: 100, windows: 3 }
-    : { warmup: 3_000, perWindow: 400, windows: 3 };
+  return INSTRUCTION_PLANS[scenario.method === 'POST' ? 'POST' : 'GET'];
 }
+
+/** Requests in flight at once while counting. */
+export const DRIVE_CONCURRENCY = 4;
 
 /** Processes per configuration: each compiles its hot code its own way (see overhead.ts). */
 export const INSTRUCTION_PROCESSES = 3;
@@ -47,8 +53,8 @@ export function callgrindAvailable(): boolean {
   return ok('valgrind', ['--version']) && ok('callgrind_control', ['--version']);
 }
 
-/** Runs `count` requests of `scenario` against `url`, `concurrency` at a time. */
-async function drive(url: string, scenario: Scenario, count: number, concurrency = 4) {
+/** Runs `count` requests of `scenario` against `url`, DRIVE_CONCURRENCY at a time. */
+async function drive(url: string, scenario: Scenario, count: number) {
   let left = count;
   const worker = async () => {
     while (left-- > 0) {
@@ -61,7 +67,7 @@ async function drive(url: string, scenario: Scenario, count: number, concurrency
       if (res.status >= 300) throw new Error(`${scenario.name} answered ${res.status}`);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await Promise.all(Array.from({ length: DRIVE_CONCURRENCY }, worker));
 }
 
 /** The instruction total of a callgrind dump (its `summary:` or `totals:` line). */

@@ -16,7 +16,7 @@ import {
 } from './overhead';
 import type { SchedulerResult } from './scheduler';
 import { WEBHOOK_COST, type WebhookCostResult } from './webhook-cost';
-import { INSTRUCTION_PROCESSES } from './instructions';
+import { DRIVE_CONCURRENCY, INSTRUCTION_PLANS, INSTRUCTION_PROCESSES } from './instructions';
 
 const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);
@@ -183,6 +183,8 @@ function overheadVerdict(row: OverheadRow): string {
 /** The "Observability overhead" section of docs/benchmarks.md. */
 export function overheadSection(result: OverheadResult, settings: BenchSettings): string {
   const runs = overheadSettings(settings);
+  const { GET: get, POST: post } = INSTRUCTION_PLANS;
+  const n = (count: number) => count.toLocaleString('en-US');
   return [
     '## Observability overhead',
     '',
@@ -203,8 +205,9 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
       `Target (issue 15): metrics plus 10 %-sampled tracing cost at most ${100 * OVERHEAD_TARGET.maxCost} % of throughput.`,
     '',
     'Instructions per request (tools/bench/src/instructions.ts): the same configurations, each in ' +
-      `${INSTRUCTION_PROCESSES} more processes started under valgrind's callgrind, warmed up uncounted (3,000 GETs or 600 POSTs), ` +
-      "then 3 counted windows of 400 GETs or 100 POSTs, 4 at a time. What is counted is the main thread: the request's own code " +
+      `${INSTRUCTION_PROCESSES} more processes started under valgrind's callgrind, warmed up uncounted (${n(get.warmup)} GETs or ${n(post.warmup)} POSTs), ` +
+      `then ${get.windows} counted windows of ${n(get.perWindow)} GETs or ${post.windows} of ${n(post.perWindow)} POSTs, ${DRIVE_CONCURRENCY} at a time. ` +
+      "What is counted is the main thread: the request's own code " +
       "(the median window) and the garbage collections it triggered there (all windows); V8's concurrent marking and compilation threads are left out. " +
       'An instruction count depends far less on what else the machine runs: windows of one process agree within 1-2 %, processes of one configuration by up to 12 % ' +
       '(each compiles its hot code its own way, and a loaded machine leaves its code longer in the slower tiers), where the CPU time of a run moves by 10-30 %. It is not time: it leaves out how fast the instructions run (cache misses), ' +
