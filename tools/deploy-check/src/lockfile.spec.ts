@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../../..');
@@ -13,4 +14,25 @@ describe('package-lock.json', () => {
     ).toString();
     expect(output).toContain('complete-lockfile: complete');
   });
+
+  it('has every install script of a dependency reviewed in package.json allowScripts', () => {
+    const lock = readJson('package-lock.json') as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    const allowScripts = (readJson('package.json') as { allowScripts?: Record<string, boolean> })
+      .allowScripts;
+    const withScripts = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && entry.hasInstallScript)
+      .map(([path]) => path.replace(/^(.*\/)?node_modules\//, ''));
+    // npm 12 skips an install script that allowScripts does not name (docs/decisions.md).
+    expect(withScripts.filter((name) => !(name in (allowScripts ?? {})))).toEqual([]);
+    // An entry whose package no longer has an install script is a review nobody needs.
+    expect(Object.keys(allowScripts ?? {}).filter((name) => !withScripts.includes(name))).toEqual(
+      [],
+    );
+  });
 });
+
+function readJson(file: string): unknown {
+  return JSON.parse(readFileSync(join(ROOT, file), 'utf8'));
+}
