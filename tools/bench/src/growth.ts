@@ -1,6 +1,10 @@
-import { MOVE_DUE_BATCH_SQL } from '@bank/card-issue/testing';
+import {
+  bulkRequests,
+  MOVE_DUE_BATCH_SQL,
+  requestsOf,
+  seedCardIssues,
+} from '@bank/card-issue/testing';
 import { BenchContext, log } from './context';
-import { bulkRequests, requestsOf, seedCardIssues } from '@bank/card-issue/testing';
 import { createDatabase, migrateCardIssue, session, startCardIssue, withClient } from './infra';
 import { RunResult, load } from './load';
 import { Scenario } from './scenarios';

@@ -19,17 +19,15 @@ describe('package-lock.json', () => {
     const lock = readJson('package-lock.json') as {
       packages: Record<string, { hasInstallScript?: boolean }>;
     };
-    const allowScripts = (readJson('package.json') as { allowScripts?: Record<string, boolean> })
-      .allowScripts;
+    const allowScripts =
+      (readJson('package.json') as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
     const withScripts = Object.entries(lock.packages)
       .filter(([path, entry]) => path !== '' && entry.hasInstallScript)
       .map(([path]) => path.replace(/^(.*\/)?node_modules\//, ''));
     // npm 12 skips an install script that allowScripts does not name (docs/decisions.md).
-    expect(withScripts.filter((name) => !(name in (allowScripts ?? {})))).toEqual([]);
+    expect(withScripts.filter((name) => !(name in allowScripts))).toEqual([]);
     // An entry whose package no longer has an install script is a review nobody needs.
-    expect(Object.keys(allowScripts ?? {}).filter((name) => !withScripts.includes(name))).toEqual(
-      [],
-    );
+    expect(Object.keys(allowScripts).filter((name) => !withScripts.includes(name))).toEqual([]);
   });
 });
 
