@@ -1,4 +1,5 @@
-import { logFormat } from './logging';
+import pino from 'pino';
+import { loggerParams, logFormat } from './logging';
 
 describe('logFormat', () => {
   it('is readable in development and JSON elsewhere unless LOG_FORMAT says', () => {
@@ -7,5 +8,85 @@ describe('logFormat', () => {
     expect(logFormat({ NODE_ENV: 'test' })).toBe('json');
     expect(logFormat({ NODE_ENV: 'development', LOG_FORMAT: 'json' })).toBe('json');
     expect(logFormat({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' })).toBe('pretty');
+  });
+});
+
+/** A written line, as much of it as the tests read. */
+interface WrittenLine {
+  [key: string]: unknown;
+  req: { headers: Record<string, string> };
+  err: { stack: string };
+  reqId: string;
+}
+
+describe('loggerParams', () => {
+  /** A logger with the services' options, writing its lines into an array. */
+  function serviceLogger() {
+    const written: string[] = [];
+    const [options] = loggerParams('card-issue', 'info').pinoHttp as [pino.LoggerOptions];
+    const logger = pino(options, { write: (line: string) => written.push(line) });
+    return { logger, lines: () => written.map((l) => JSON.parse(l) as WrittenLine) };
+  }
+
+  it('writes a request-bound line with the request and without personal data or secrets', () => {
+    const { logger, lines } = serviceLogger();
+    // As pino-http binds each request's logger: the raw request, through the req serializer.
+    const child = logger.child({
+      req: {
+        id: 'req-1',
+        method: 'POST',
+        url: '/api/v1/card-issue',
+        headers: {
+          'x-request-id': 'req-1',
+          'user-agent': 'test',
+          'x-secret': 'the-secret',
+          authorization: 'Bearer token',
+        },
+      },
+    });
+    child.warn(
+      {
+        context: 'CardIssuesService',
+        holder: {
+          lastName: 'Ivanov',
+          contactInfo: { phone: '79990000000' },
+          passportData: { series: '4510', number: '123456' },
+        },
+        headers: { 'x-secret': 'the-secret' },
+      },
+      'Holder refused',
+    );
+    const [line] = lines();
+    expect(line).toMatchObject({
+      service: 'card-issue',
+      msg: 'Holder refused',
+      context: 'CardIssuesService',
+      req: {
+        id: 'req-1',
+        method: 'POST',
+        url: '/api/v1/card-issue',
+        headers: { 'x-request-id': 'req-1', 'user-agent': 'test' },
+      },
+      holder: { lastName: 'Ivanov', contactInfo: '[REDACTED]', passportData: '[REDACTED]' },
+      headers: { 'x-secret': '[REDACTED]' },
+    });
+    expect(Object.keys(line.req.headers)).toEqual(['x-request-id', 'user-agent']);
+    const text = JSON.stringify(line);
+    for (const secret of ['the-secret', 'Bearer token', '79990000000', '4510', '123456'])
+      expect(text).not.toContain(secret);
+  });
+
+  it("writes an error's type, message and stack, and none of its data", () => {
+    const { logger, lines } = serviceLogger();
+    const error = Object.assign(new Error('insert failed'), {
+      code: '23514',
+      parameters: ['79990000000', 'someone@example.com'],
+    });
+    logger.error({ err: error, reqId: 'req-2' }, 'Unexpected error');
+    const [line] = lines();
+    expect(line.err).toMatchObject({ type: 'Error', message: 'insert failed', code: '23514' });
+    expect(line.err.stack).toContain('insert failed');
+    expect(line.reqId).toBe('req-2');
+    expect(JSON.stringify(line)).not.toContain('79990000000');
   });
 });

@@ -4,35 +4,7 @@ import { Params } from 'nestjs-pino';
 import pino from 'pino';
 import { REQUEST_ID_HEADER } from './http-adapter';
 import { logSafeError } from './log-safe-error';
-
-/**
- * Log paths that may hold personal data or secrets. pino's redaction replaces their
- * values before a line is written; wildcards cover the places DTOs and entities put them.
- */
-const REDACTED_LOG_PATHS = [
-  'req.headers["x-secret"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers["x-secret"]',
-  '*.passportData',
-  '*.*.passportData',
-  '*.*.*.passportData',
-  '*.contactInfo',
-  '*.*.contactInfo',
-  '*.*.*.contactInfo',
-  '*.*.*.*.contactInfo',
-  '*.phone',
-  '*.phoneNumber',
-  '*.*.phoneNumber',
-  '*.*.*.phoneNumber',
-  '*.email',
-  '*.series',
-  '*.number',
-  'passportData',
-  'contactInfo',
-  'phone',
-  'email',
-];
+import { redactLogLine } from './redact-log';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -96,12 +68,31 @@ export function loggerParams(
   basePath = '',
 ): Params {
   const quiet = operationsPaths(basePath);
+  const serializers = {
+    // Never a failed query's parameters or the driver's error payload (see logSafeError).
+    err: logSafeError,
+    req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
+      id: req.id,
+      method: req.method,
+      url: req.url,
+      headers: {
+        [REQUEST_ID_HEADER]: req.headers[REQUEST_ID_HEADER],
+        'user-agent': req.headers['user-agent'],
+      },
+    }),
+  };
+  // Written by their serializers, which keep only safe fields (pino-http's `res`: status, headers).
+  const serialized = new Set([...Object.keys(serializers), 'res']);
   return {
     pinoHttp: [
       {
         level,
         base: { service: serviceName },
-        redact: { paths: REDACTED_LOG_PATHS, censor: '[REDACTED]' },
+        // Personal data and secrets are redacted from each line as it is written (redactLogLine),
+        // not by pino's `redact`: that one also runs on a child logger's bindings when the child
+        // is made, and pino-http makes one per request, bound to the request, whether or not a
+        // line is written (a sixth of a GET by id's instructions: docs/benchmarks.md).
+        formatters: { log: (line: Record<string, unknown>) => redactLogLine(line, serialized) },
         genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
         customLogLevel: (req: IncomingMessage, res: ServerResponse, err?: Error) =>
           quiet.has((req.url ?? '').split('?')[0])
@@ -111,24 +102,7 @@ export function loggerParams(
               : res.statusCode >= 400
                 ? 'warn'
                 : 'info',
-        serializers: {
-          // Never a failed query's parameters or the driver's error payload (see logSafeError).
-          err: logSafeError,
-          req: (req: {
-            id: string;
-            method: string;
-            url: string;
-            headers: Record<string, unknown>;
-          }) => ({
-            id: req.id,
-            method: req.method,
-            url: req.url,
-            headers: {
-              [REQUEST_ID_HEADER]: req.headers[REQUEST_ID_HEADER],
-              'user-agent': req.headers['user-agent'],
-            },
-          }),
-        },
+        serializers,
         timestamp: () => `,"time":"${new Date().toISOString()}"`,
       },
       (format === 'pretty' && prettyDestination()) || pino.destination({ dest: 1, sync: true }),
