@@ -26,10 +26,14 @@ export const CARD_ISSUE_SERVICE: TestServiceDefinition = {
   defaults: { LOG_LEVEL: 'silent', X_SECRET: SECRET },
 };
 
-/** The scheduler and the outbox off: nothing moves unless the test moves it. */
+/**
+ * The scheduler, the outbox and webhook delivery off: nothing moves and nothing runs on a timer
+ * unless the test makes it (a test that counts statements or waits for quiet needs all three).
+ */
 export const BACKGROUND_OFF: TestEnvironment = {
   SCHEDULER_ENABLED: 'false',
   OUTBOX_ENABLED: 'false',
+  WEBHOOKS_ENABLED: 'false',
 };
 
 /** Starts the card-issue service (with its reference services) on a loopback port. */

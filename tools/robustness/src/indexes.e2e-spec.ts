@@ -79,9 +79,6 @@ describe(`indexes (EXPLAIN with ${ROWS} stored requests)`, () => {
         ...BACKGROUND_OFF,
         SCHEDULER_CREATED_DELAY_MS: '0',
         SCHEDULER_PROCESSING_DELAY_MS: '0',
-        // The webhook dispatcher's round (every WEBHOOK_TICK_MS) would be captured with the
-        // statement under test if it fell in the capture window: a CI run saw its claim there.
-        WEBHOOKS_ENABLED: 'false',
       },
     });
     await s.dataSource.query(

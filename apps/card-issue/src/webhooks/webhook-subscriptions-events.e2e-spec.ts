@@ -24,6 +24,8 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
       label: 'webhook_subscription_events',
       env: {
         ...BACKGROUND_OFF,
+        // The dispatcher delivers: what these tests look at.
+        WEBHOOKS_ENABLED: 'true',
         WEBHOOK_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
         WEBHOOK_TICK_MS: '50',
         WEBHOOK_RETRY_BASE_MS: '10',

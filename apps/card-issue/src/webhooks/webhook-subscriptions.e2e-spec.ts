@@ -22,7 +22,7 @@ describe('webhook subscriptions API (e2e)', () => {
   beforeAll(async () => {
     t = await startCardIssue({
       label: 'webhook_subscriptions',
-      env: { ...BACKGROUND_OFF, WEBHOOKS_ENABLED: 'false' },
+      env: BACKGROUND_OFF,
     });
   });
 
@@ -288,7 +288,7 @@ describe('webhook subscriptions API behind bearer JWT (e2e)', () => {
     issuer = await startTestTokenIssuer();
     t = await startCardIssue({
       label: 'webhook_subscriptions_auth',
-      env: { ...BACKGROUND_OFF, WEBHOOKS_ENABLED: 'false', ...issuer.env() },
+      env: { ...BACKGROUND_OFF, ...issuer.env() },
     });
   });
 
