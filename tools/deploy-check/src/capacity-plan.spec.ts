@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readText, repoPath } from './lib/repo';
 
-const ROOT = join(__dirname, '../../..');
-const read = (file: string) => readFileSync(join(ROOT, file), 'utf8').split('\n');
+const read = (file: string) => readText(repoPath(file)).split('\n');
 
 /**
  * docs/capacity.md cites its figures as `benchmarks.md:<line>`; a benchmark run that adds lines

@@ -1,8 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-const ROOT = join(__dirname, '../../..');
+import { readText, REPO_ROOT, repoPath } from './lib/repo';
 
 describe('package-lock.json', () => {
   it('records every optional platform binary, so `npm ci` accepts it', () => {
@@ -10,7 +7,7 @@ describe('package-lock.json', () => {
     const output = execFileSync(
       process.execPath,
       ['tools/scripts/complete-lockfile.mjs', '--check'],
-      { cwd: ROOT },
+      { cwd: REPO_ROOT },
     ).toString();
     expect(output).toContain('complete-lockfile: complete');
   });
@@ -32,5 +29,5 @@ describe('package-lock.json', () => {
 });
 
 function readJson(file: string): unknown {
-  return JSON.parse(readFileSync(join(ROOT, file), 'utf8'));
+  return JSON.parse(readText(repoPath(file)));
 }
