@@ -142,18 +142,38 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
         headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
       }),
       requestSpans,
-      // Only statements run for a traced piece of work: the schedulers' polling would otherwise
-      // make a root span per statement. Statement text only, never the parameters (personal data).
-      // No span per pool checkout: it parsed the connection string into a URL for every one.
-      new PgInstrumentation({
-        requireParentSpan: true,
-        enhancedDatabaseReporting: false,
-        ignoreConnectSpans: true,
-      }),
+      pgStatementSpans(),
     ],
   });
   running = { provider, edge, requestSpans };
   return true;
+}
+
+/** What pg's instrumentation does with a pool the first time a traced statement checks out one of its connections. */
+interface PoolListening {
+  _setPoolConnectEventListeners(pool: unknown): void;
+}
+
+/**
+ * pg's instrumentation as the services use it: a span per statement run for a traced piece of
+ * work (the schedulers' polling would otherwise make a root span per statement), with the
+ * statement's text and never its parameters (personal data); no span per pool checkout (it
+ * parsed the connection string into a URL for every one); and none of its pool metrics. Those
+ * would listen to every connect, acquire, release and remove of the pool from the first traced
+ * checkout on, for every request whether traced or not, to update OpenTelemetry counters
+ * (`db.client.connection.*`) that nothing exports here: the services register no OpenTelemetry
+ * meter provider and publish their pool's figures to Prometheus themselves (`db_pool_*`,
+ * libs/shared/metrics). At any ratio above 0 the listeners cost every GET by id about 16 k
+ * instructions, 3.5 % of the request (docs/benchmarks.md).
+ */
+export function pgStatementSpans(): PgInstrumentation {
+  const instrumentation = new PgInstrumentation({
+    requireParentSpan: true,
+    enhancedDatabaseReporting: false,
+    ignoreConnectSpans: true,
+  });
+  (instrumentation as unknown as PoolListening)._setPoolConnectEventListeners = () => undefined;
+  return instrumentation;
 }
 
 /** A context with tracing suppressed, made once for the usual case (no context active yet). */
