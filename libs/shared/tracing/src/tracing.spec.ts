@@ -1,6 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { isUntracedPath, otlpProtocol, pgStatementSpans, tracingOffReason } from './tracing';
+import {
+  isUntracedPath,
+  otlpProtocol,
+  pgStatementSpans,
+  PoolListening,
+  tracingOffReason,
+} from './tracing';
 
 describe('tracingOffReason', () => {
   const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
@@ -87,7 +93,6 @@ describe('pgStatementSpans', () => {
       waitingCount: 0,
     });
   const poolEvents = ['connect', 'acquire', 'release', 'remove'];
-  type PoolListening = { _setPoolConnectEventListeners(pool: EventEmitter): void };
 
   it('adds no listener to the pool on a traced checkout (no OpenTelemetry pool metrics)', () => {
     // What the upstream instrumentation does on a traced checkout: the behaviour turned off

@@ -149,8 +149,11 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   return true;
 }
 
-/** What pg's instrumentation does with a pool the first time a traced statement checks out one of its connections. */
-interface PoolListening {
+/**
+ * The private method of pg's instrumentation that subscribes to a pool's events the first time a
+ * traced statement checks out one of its connections (pgStatementSpans turns it off).
+ */
+export interface PoolListening {
   _setPoolConnectEventListeners(pool: unknown): void;
 }
 
@@ -163,8 +166,8 @@ interface PoolListening {
  * checkout on, for every request whether traced or not, to update OpenTelemetry counters
  * (`db.client.connection.*`) that nothing exports here: the services register no OpenTelemetry
  * meter provider and publish their pool's figures to Prometheus themselves (`db_pool_*`,
- * libs/shared/metrics). At any ratio above 0 the listeners cost every GET by id about 16 k
- * instructions, 3.5 % of the request (docs/benchmarks.md).
+ * libs/shared/metrics). At any ratio above 0 their calls into V8's runtime alone cost every GET
+ * by id 16 k instructions, 3.5 % of the request (docs/benchmarks.md).
  */
 export function pgStatementSpans(): PgInstrumentation {
   const instrumentation = new PgInstrumentation({
