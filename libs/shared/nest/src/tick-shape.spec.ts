@@ -5,9 +5,9 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
 const TICK_SHAPE = join(__dirname, 'tick-shape.ts');
 
 /**
- * Runs `body` in a fresh Node.js process (nothing else has queued a tick there yet) with V8's
- * natives syntax and `gc()`: `firstTick` (a promise of the process's first tick object, kept or
- * not as `body` says) and `fullCollections()` are in scope. Returns what it printed.
+ * Runs `body` in a fresh Node.js process with V8's natives syntax and `gc()`, from the sources
+ * (the workspace's path aliases resolve): `nextTickObject()` (a promise of the next tick object)
+ * and `fullCollections()` are in scope. Returns what it printed.
  */
 function inFreshProcess(body: string): string {
   const script = `
@@ -24,11 +24,24 @@ function inFreshProcess(body: string): string {
   `;
   const run = spawnSync(
     process.execPath,
-    ['--expose-gc', '--allow-natives-syntax', '-r', '@swc-node/register', '-e', script],
+    [
+      '--expose-gc',
+      '--allow-natives-syntax',
+      '-r',
+      '@swc-node/register',
+      '-r',
+      'tsconfig-paths/register',
+      '-e',
+      script,
+    ],
     {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, SWC_NODE_PROJECT: 'tsconfig.base.json' },
+      env: {
+        ...process.env,
+        SWC_NODE_PROJECT: 'tsconfig.base.json',
+        TS_NODE_PROJECT: 'tsconfig.base.json',
+      },
     },
   );
   if (run.status !== 0) throw new Error(`the process failed: ${run.stderr}`);
@@ -59,9 +72,8 @@ describe('retainTickShape', () => {
   // What it works around, in the Node.js the project runs on: should a later Node.js keep tick
   // maps alive by itself, this fails, and retainTickShape can go.
   it('is needed: without a live tick object, a full collection makes later ticks build new maps', () => {
-    const mapOf = `(object) => { %DebugPrint(object); }`;
     const out = inFreshProcess(`
-      const print = ${mapOf};
+      const print = (object) => { %DebugPrint(object); };
       print(await nextTickObject());
       await fullCollections();
       print(await nextTickObject());
@@ -69,5 +81,27 @@ describe('retainTickShape', () => {
     const maps = [...out.matchAll(/^DebugPrint: .*\n - map: (0x[0-9a-f]+)/gm)].map((m) => m[1]);
     expect(maps).toHaveLength(2);
     expect(maps[0]).not.toBe(maps[1]);
+  });
+
+  it('runs in the synchronous part of a service process, before its app is built', () => {
+    const out = inFreshProcess(`
+      const { Module } = require('@nestjs/common');
+      const { runService, tickShapeRequested } = require('@bank/shared/nest');
+      class Empty {}
+      Module({})(Empty);
+      runService({
+        serviceName: 'tick-shape-test',
+        environment: class {},
+        appModule: () => {
+          // Called right after retainTickShape, in the same synchronous run.
+          console.log(JSON.stringify({ requested: tickShapeRequested() }));
+          process.exit(0);
+        },
+        configureApp: () => undefined,
+        database: { serviceName: 'tick-shape-test', entities: [], migrations: [] },
+        migrationsDir: '.',
+      });
+    `);
+    expect(JSON.parse(out)).toEqual({ requested: true });
   });
 });

@@ -2,6 +2,7 @@ import { executionAsyncResource } from 'node:async_hooks';
 
 /** The first tick object of the process, kept for as long as the process runs (retainTickShape). */
 let retainedTick: object | null = null;
+let requested = false;
 
 /**
  * Keeps one of `process.nextTick`'s tick objects alive for the life of the process, so that the
@@ -20,10 +21,16 @@ let retainedTick: object | null = null;
  * are still alive then, so the one it keeps shares their maps.
  */
 export function retainTickShape(): void {
-  if (retainedTick) return;
+  if (requested) return;
+  requested = true;
   process.nextTick(() => {
     retainedTick = executionAsyncResource();
   });
+}
+
+/** Whether retainTickShape has run (its tick object is kept from the tick after). */
+export function tickShapeRequested(): boolean {
+  return requested;
 }
 
 /** The tick object retainTickShape kept (null before its tick ran). */
