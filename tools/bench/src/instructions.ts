@@ -30,10 +30,15 @@ export interface Plan {
   windows: number;
 }
 
-/** The plan per method: a POST costs about six GETs (and makes the user GET in the same process). */
+/**
+ * The plan per method: a POST costs about six GETs (and makes the user GET in the same process).
+ * The warm-up is what V8 needs to finish optimizing the hot code: a GET by id with both off
+ * counted 448 k instructions after 3,000 GETs, 418 k after 10,000 and 384 k after 30,000; a POST
+ * 4.60 M after 600 POSTs, 4.35 M after 2,000 and 4.43 M after 6,000 (docs/benchmarks.md).
+ */
 export const INSTRUCTION_PLANS: Record<'GET' | 'POST', Plan> = {
-  GET: { warmup: 3_000, perWindow: 400, windows: 3 },
-  POST: { warmup: 600, perWindow: 100, windows: 3 },
+  GET: { warmup: 30_000, perWindow: 400, windows: 3 },
+  POST: { warmup: 2_000, perWindow: 100, windows: 3 },
 };
 
 function planFor(scenario: Scenario): Plan {
