@@ -10,6 +10,7 @@ import {
   TestDatabase,
   TestServiceProcess,
 } from '@bank/shared/testing';
+import { SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { spawnCardIssue } from '../test/card-issue.harness';
 import { selfVirtual } from '../test/card-issue-requests.fixture';
 import { json, StubServer } from '../test/stub-server';
@@ -102,9 +103,9 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
       }, 30_000);
 
       // The incoming request: a root server span carrying the caller's request id, named after
-      // its route, made by Fastify's instrumentation (Nest's guards, pipes and controller run in
-      // it). One span per request: none from the HTTP server's instrumentation, none per hook or
-      // for the handler.
+      // its route, made in Fastify's hooks (Nest's guards, pipes and controller run in it). One
+      // span per request: none from the HTTP server's instrumentation, none per hook or for the
+      // handler.
       const server = spans().find(
         (s) =>
           s.kind === SPAN_KIND.SERVER &&
@@ -119,18 +120,19 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
       const trace = spans().filter((s) => s.traceId === server.traceId);
 
       expect(server).toMatchObject({
-        scope: '@fastify/otel',
+        scope: SERVER_SPANS_SCOPE,
         attributes: expect.objectContaining({
           'http.route': '/api/v1/card-issue',
           'http.request.method': 'POST',
+          'url.path': '/api/v1/card-issue',
           'http.response.status_code': 201,
         }),
       });
       const handler = server;
       const serverSpans = trace.filter((s) => s.kind === SPAN_KIND.SERVER);
-      expect(serverSpans.map((s) => s.scope)).toEqual(serverSpans.map(() => '@fastify/otel'));
+      expect(serverSpans.map((s) => s.scope)).toEqual(serverSpans.map(() => SERVER_SPANS_SCOPE));
       expect(
-        trace.filter((s) => s.scope === '@fastify/otel' && s.kind !== SPAN_KIND.SERVER),
+        trace.filter((s) => s.scope === SERVER_SPANS_SCOPE && s.kind !== SPAN_KIND.SERVER),
       ).toEqual([]);
 
       // The statement that stores the request, under the handler.
@@ -338,6 +340,30 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
           ),
         ),
       ).toEqual([]);
+    });
+
+    it("a sampled request's server span ends with its status code: a 5xx is an error, a 4xx is not", async () => {
+      userService.reset((req, res) =>
+        req.url?.includes('XDOWN1')
+          ? json(res, 503, { message: 'down' })
+          : json(res, 404, { message: 'not found' }),
+      );
+      const failedTrace = '4bf92f3577b34da6a3ce929d0e0e4738';
+      const refusedTrace = '4bf92f3577b34da6a3ce929d0e0e4739';
+      const failed = await post('sampled-5xx', 'XDOWN1', `00-${failedTrace}-00f067aa0ba902b7-01`);
+      const refused = await post('sampled-4xx', 'XNONE1', `00-${refusedTrace}-00f067aa0ba902b7-01`);
+      expect(failed.status).toBe(503);
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      expect(refused.status).toBeLessThan(500);
+      const serverOf = (traceId: string) =>
+        spans().find((s) => s.traceId === traceId && s.kind === SPAN_KIND.SERVER);
+      await eventually(async () => !!serverOf(failedTrace) && !!serverOf(refusedTrace));
+      expect(serverOf(failedTrace)).toMatchObject({
+        attributes: expect.objectContaining({ 'http.response.status_code': 503 }),
+        status: { code: 2 }, // ERROR
+      });
+      expect(serverOf(refusedTrace)?.attributes['http.response.status_code']).toBe(refused.status);
+      expect(serverOf(refusedTrace)?.status.code ?? 0).toBe(0); // UNSET
     });
   });
 });

@@ -9,12 +9,13 @@ import {
   TestDatabase,
   TestServiceProcess,
 } from '@bank/shared/testing';
+import { SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { spawnClientRegistration } from '../test/client-registration.harness';
 import { registration } from '../test/client-request.fixture';
 
 /**
  * The registration service's main.ts starts tracing before its modules load as well: a POST is
- * one trace of Fastify's server span (Nest runs in it) and pg spans, under the caller's request id.
+ * one trace of the server span made in Fastify's hooks (Nest runs in it) and pg spans, under the caller's request id.
  */
 describe('traces of client-registration over OTLP (e2e, service as a process)', () => {
   let db: TestDatabase;
@@ -59,15 +60,15 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
     expect(receiver.protocols()).toEqual(['http/json']);
     const trace = inTrace();
     const server = trace.find(isServer);
-    // The server span is Fastify's (Nest runs in it): one span per request, none from the
-    // HTTP server's instrumentation, none per hook or for the handler.
+    // The server span is made in Fastify's hooks (Nest runs in it): one span per request, none
+    // from the HTTP server's instrumentation, none per hook or for the handler.
     expect(server).toMatchObject({
       service: 'client-registration',
-      scope: '@fastify/otel',
+      scope: SERVER_SPANS_SCOPE,
       name: 'POST /api/clients',
       parentSpanId: '',
     });
-    expect(trace.filter((s) => s.scope === '@fastify/otel')).toEqual([server]);
+    expect(trace.filter((s) => s.scope === SERVER_SPANS_SCOPE)).toEqual([server]);
     const byId = new Map(trace.map((s) => [s.spanId, s]));
     const reachesServer = (s: ReceivedSpan): boolean =>
       s.parentSpanId === server?.spanId ||

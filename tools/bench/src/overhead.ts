@@ -1,5 +1,6 @@
 import { createUser, selfVirtual } from '@bank/card-issue/testing';
 import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/shared/testing';
+import { SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { BenchContext, log } from './context';
 import { Running, startCardIssue } from './infra';
 import { combine, load, measureRound, RunResult } from './load';
@@ -23,8 +24,8 @@ const tracing = (ratio: string) => (sinkUrl: string) => ({
 export const OVERHEAD_CONFIGURATIONS: Configuration[] = [
   { name: 'metrics off, tracing off', env: () => ({ METRICS_ENABLED: 'false' }) },
   { name: 'metrics on', env: () => METRICS_ON },
-  // Every request takes the unsampled path (the edge decision, a suppressed context, the
-  // traceparent it passes on): what tracing costs before any span is recorded.
+  // Every request takes the unsampled path (the edge decision, no span, the traceparent it
+  // passes on): what tracing costs before any span is recorded.
   {
     name: 'metrics on, tracing 0 %',
     env: (sink) => ({ ...METRICS_ON, ...tracing('0')(sink) }),
@@ -96,7 +97,7 @@ export interface OverheadResult {
 
 /**
  * The production bundle traces what it should: one POST with tracing at 100 % to a collector
- * that keeps the spans must give the server span (Fastify's), HTTP client and pg spans, and the user
+ * that keeps the spans must give the server span (made in Fastify's hooks), HTTP client and pg spans, and the user
  * service's server span a child of the POST's client span (traceparent went downstream). Throws
  * otherwise: a bundle that loads the instrumented modules before the SDK would bench nothing.
  */
@@ -142,7 +143,7 @@ async function verifyBundleTraces(ctx: BenchContext, cardDb: string): Promise<st
     );
     const required = [
       '@opentelemetry/instrumentation-http',
-      '@fastify/otel',
+      SERVER_SPANS_SCOPE,
       '@opentelemetry/instrumentation-pg',
     ];
     const missing = required.filter((scope) => !scopes.has(scope));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ENVIRONMENT } from '@bank/shared/nest';
+import { continueTrace } from '@bank/shared/tracing';
 import { CardIssueEnvironment } from '../config/environment.config';
 import { NewUser, UsersClient } from '../integrations/users/users.client';
 import { CardIssuesRepository } from './card-issues.repository';
@@ -45,10 +46,10 @@ export class HolderSweeper {
         sweeper,
       );
       if (!abandoned) break;
-      const outcome = await this.sweepOne(
-        abandoned.key,
-        abandoned.holder as unknown as NewUser,
-        sweeper,
+      // A trace of its own per holder (sampled as a new trace is): the create and the delete
+      // it sends the user service, and its statements, under one root span.
+      const outcome = await continueTrace(null, 'holder sweep', {}, () =>
+        this.sweepOne(abandoned.key, abandoned.holder as unknown as NewUser, sweeper),
       );
       if (outcome === 'unavailable') break;
       if (outcome === 'deleted') result.deleted++;

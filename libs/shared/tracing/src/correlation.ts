@@ -5,6 +5,7 @@ import {
   context,
   propagation,
   ROOT_CONTEXT,
+  Span,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -28,7 +29,7 @@ export interface CorrelationHeaders {
 /** The incoming request whose work runs in an async scope. */
 interface RequestScope {
   requestId?: string;
-  /** Its trace, when tracing runs and the request was left unsampled (tracing suppressed). */
+  /** Its trace, when tracing runs and the request was left unsampled (it runs under no span). */
   unsampled?: UnsampledTrace;
 }
 
@@ -40,10 +41,12 @@ const scopes = new AsyncLocalStorage<RequestScope>();
  * requests keep one shape whether they are sampled or not.
  */
 export interface RequestTrace {
-  /** The trace context its handler runs in: its server span's, or one with tracing suppressed. */
+  /** The trace context its handler runs in: its server span's, or the root context. */
   context: Context;
   /** Its trace, when it was left unsampled. */
   unsampled: UnsampledTrace | null;
+  /** Its server span, when it was sampled (ended when its response is sent). */
+  span: Span | null;
 }
 
 /** The Fastify request property holding its RequestTrace (null until its first hook). */
@@ -83,7 +86,7 @@ export function currentRequestId(): string | undefined {
 export function correlationHeaders(): CorrelationHeaders {
   const headers: CorrelationHeaders = {};
   // Without a registered SDK the API's propagator is a no-op and adds nothing; it adds nothing
-  // either where tracing is suppressed (an unsampled request): its trace goes on unsampled.
+  // either where no span is active (an unsampled request): its trace goes on unsampled.
   propagation.inject(context.active(), headers);
   const scope = scopes.getStore();
   if (!headers.traceparent && scope?.unsampled) {

@@ -1,11 +1,18 @@
 import { EventEmitter } from 'node:events';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { createContextKey, ROOT_CONTEXT, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import {
+  Context,
+  createContextKey,
+  ROOT_CONTEXT,
+  SpanKind,
+  trace,
+  TraceFlags,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { SamplingDecision } from '@opentelemetry/sdk-trace-node';
 import { propagation } from '@opentelemetry/api';
-import { EdgeSampling, samplerFromEnv } from './sampling';
+import { EdgeSampling, samplerFromEnv, UnsampledTrace } from './sampling';
 import { UnboundEmittersContextManager } from './tracing';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -23,38 +30,52 @@ describe('EdgeSampling', () => {
   afterAll(() => propagation.disable());
 
   const edge = (env: NodeJS.ProcessEnv) => new EdgeSampling(samplerFromEnv(env));
+  /** The trace a request was left unsampled in, or null when it is traced. */
+  const unsampled = (decision: Context | UnsampledTrace) =>
+    decision instanceof UnsampledTrace ? decision : null;
   const ratio = (arg: string) =>
     edge({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: arg });
 
   it('samples new traces at the configured ratio', () => {
-    expect(ratio('1').decide(incoming())).toBeNull();
-    expect(ratio('0').decide(incoming())).not.toBeNull();
+    expect(unsampled(ratio('1').decide(incoming()))).toBeNull();
+    expect(unsampled(ratio('0').decide(incoming()))).not.toBeNull();
     const half = ratio('0.5');
-    const sampled = Array.from({ length: 400 }, () => half.decide(incoming()) === null).filter(
-      Boolean,
-    );
+    const sampled = Array.from(
+      { length: 400 },
+      () => unsampled(half.decide(incoming())) === null,
+    ).filter(Boolean);
     expect(sampled.length).toBeGreaterThan(100);
     expect(sampled.length).toBeLessThan(300);
   });
 
   it("follows the caller's decision under a parent-based sampler", () => {
-    expect(ratio('0').decide(incoming({ traceparent: `${PARENT}-01` }))).toBeNull();
-    expect(ratio('1').decide(incoming({ traceparent: `${PARENT}-00` }))).not.toBeNull();
-    expect(edge({}).decide(incoming())).toBeNull(); // parentbased_always_on
-    expect(edge({ OTEL_TRACES_SAMPLER: 'always_off' }).decide(incoming())).not.toBeNull();
+    const sampledChild = ratio('0').decide(incoming({ traceparent: `${PARENT}-01` }));
+    expect(unsampled(sampledChild)).toBeNull();
+    // Traced: the caller's span is the parent of the request's server span.
+    expect(trace.getSpanContext(sampledChild as Context)).toMatchObject({
+      traceId: TRACE_ID,
+      spanId: 'b7ad6b7169203331',
+      isRemote: true,
+    });
+    expect(unsampled(ratio('1').decide(incoming({ traceparent: `${PARENT}-00` })))).not.toBeNull();
+    // A new trace: its server span is a root.
+    expect(edge({}).decide(incoming())).toBe(ROOT_CONTEXT); // parentbased_always_on
+    expect(
+      unsampled(edge({ OTEL_TRACES_SAMPLER: 'always_off' }).decide(incoming())),
+    ).not.toBeNull();
   });
 
   it("keeps an unsampled request's trace: the caller's trace id, a span id of its own, flags 00", () => {
     const sampling = ratio('0');
     const child = incoming({ traceparent: `${PARENT}-00`, tracestate: 'vendor=1' });
-    const trace = sampling.decide(child);
+    const trace = unsampled(sampling.decide(child));
     expect(trace?.traceparent).toMatch(
       new RegExp(`^00-${TRACE_ID}-(?!b7ad6b7169203331)[0-9a-f]{16}-00$`),
     );
     expect(trace?.traceparent).toBe(trace?.traceparent); // one per request
     expect(trace?.tracestate).toBe('vendor=1');
 
-    const root = sampling.decide(incoming());
+    const root = unsampled(sampling.decide(incoming()));
     expect(root?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
     expect(root?.traceparent).not.toContain(TRACE_ID);
     expect(root?.tracestate).toBeUndefined();

@@ -74,13 +74,13 @@ export class UnsampledTrace {
 }
 
 /**
- * Head sampling of incoming HTTP requests, decided before any instrumentation does work for
- * them. A request the sampler drops runs with tracing suppressed: no span, attribute or context
- * is made for it by any instrumentation (a dropped request cost as much CPU as the request
- * itself when every instrumentation made its non-recording spans; docs/benchmarks.md). The
- * decision is the configured sampler's, on the caller's trace context or, for a new trace, on a
- * fresh trace id; the provider's sampler (`sampler`) then takes the server spans of new traces
- * that reach it as decided.
+ * Head sampling of incoming HTTP requests, decided before any span is made for them. A request
+ * the sampler drops gets no span and runs under none: no instrumentation makes a span, attribute
+ * or context for it (a dropped request cost as much CPU as the request itself when every
+ * instrumentation made its non-recording spans; docs/benchmarks.md). The decision is the
+ * configured sampler's, on the caller's trace context or, for a new trace, on a fresh trace id;
+ * the provider's sampler (`sampler`) then takes the server spans of new traces that reach it as
+ * decided.
  */
 export class EdgeSampling {
   private readonly ids = new RandomIdGenerator();
@@ -90,8 +90,11 @@ export class EdgeSampling {
     this.sampler = new EdgeDecidedServerRoots(configured);
   }
 
-  /** Null when `request` is traced; else the trace it was left unsampled in. */
-  decide(request: IncomingMessage): UnsampledTrace | null {
+  /**
+   * When `request` is traced, the context its server span is to be a child of (the caller's
+   * trace context, or the root context for a new trace); else the trace it was left unsampled in.
+   */
+  decide(request: IncomingMessage): Context | UnsampledTrace {
     const headers = request.headers;
     // Without a traceparent there is nothing to extract (the propagator is W3C's): a new trace.
     const parent =
@@ -108,7 +111,7 @@ export class EdgeSampling {
       {},
       [],
     );
-    if (decision !== SamplingDecision.NOT_RECORD) return null;
+    if (decision !== SamplingDecision.NOT_RECORD) return parent;
     const tracestate = headers.tracestate;
     return new UnsampledTrace(
       this.ids,

@@ -1,12 +1,15 @@
 import { EventEmitter } from 'node:events';
-import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { context, Context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
-  isTracingSuppressed,
-  suppressTracing,
-  W3CTraceContextPropagator,
-} from '@opentelemetry/core';
+  Context,
+  ROOT_CONTEXT,
+  Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  Tracer,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -14,9 +17,9 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { REQUEST_ID_HEADER, REQUEST_TRACE, WithRequestTrace } from './correlation';
+import { REQUEST_ID_HEADER, REQUEST_TRACE, RequestTrace, WithRequestTrace } from './correlation';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { EdgeSampling, samplerFromEnv } from './sampling';
+import { EdgeSampling, samplerFromEnv, UnsampledTrace } from './sampling';
 
 /**
  * Probe and metrics requests (any BASE_PATH in front): scraped every few seconds, they would
@@ -61,8 +64,11 @@ export function otlpProtocol(env: NodeJS.ProcessEnv): string {
 let running: {
   provider: NodeTracerProvider;
   edge: EdgeSampling;
-  requestSpans: FastifyOtelInstrumentation;
+  serverSpans: Tracer;
 } | null = null;
+
+/** The instrumentation scope of the requests' server spans (instrumentFastify). */
+export const SERVER_SPANS_SCOPE = '@bank/shared/tracing/fastify';
 
 /**
  * The SDK's context manager, except that it binds no event emitter. An instrumentation that binds
@@ -84,13 +90,13 @@ const REQUEST_ID_ATTRIBUTE = `http.request.header.${REQUEST_ID_HEADER}`;
 
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured (else does nothing and
- * returns false): HTTP client spans (so axios calls carry `traceparent`), the request's server
- * span made by Fastify's instrumentation (instrumentFastify: Nest's handling of the request runs
- * in it) and pg spans, batched to the OTLP/HTTP exporter (otlpProtocol). The exporter, the sampler
- * (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default parentbased_always_on), the batch
- * (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) read the standard
- * variables. Must run before the modules it instruments are loaded: each service's main.ts
- * imports its tracing.ts first.
+ * returns false): the requests' server spans (instrumentFastify: Nest's handling of a request
+ * runs in its span), HTTP client spans (so axios calls carry `traceparent`) and pg spans, these
+ * two only under a span of a traced piece of work, batched to the OTLP/HTTP exporter
+ * (otlpProtocol). The exporter, the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG;
+ * default parentbased_always_on), the batch (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME,
+ * OTEL_RESOURCE_ATTRIBUTES) read the standard variables. Must run before the modules it
+ * instruments are loaded: each service's main.ts imports its tracing.ts first.
  */
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (running || tracingOffReason(env)) return false;
@@ -111,41 +117,22 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     propagator: new W3CTraceContextPropagator(),
     contextManager: new UnboundEmittersContextManager(),
   });
-  const requestSpans = new FastifyOtelInstrumentation({
-    // Registered by instrumentFastify, after the hook that samples the request.
-    registerOnInitialization: false,
-    // One span per request, the server span, named after the route template: Nest's guards,
-    // pipes and controller run in it. Not one per Fastify hook nor for the route handler (as
-    // much CPU as the rest of a sampled GET's spans put together for no new information), nor
-    // Nest's own instrumentation (two more per request).
-    instrumentHooks: false,
-    instrumentHandler: false,
-    // Requests left unsampled (and probes) run with tracing suppressed: see instrumentFastify.
-    ignorePaths: () => isTracingSuppressed(context.active()),
-    requestHook: (span, request: FastifyRequest) => {
-      const route = request.routeOptions.url;
-      span.updateName(route ? `${request.method} ${route}` : request.method);
-      // The request id: a trace is found from a log line and back.
-      span.setAttribute(REQUEST_ID_ATTRIBUTE, [request.id]);
-    },
-  });
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      // Outgoing calls only: the incoming request's server span is Fastify's (one span where
-      // the HTTP server's and Fastify's were two, and no work at all for an unsampled request
-      // before Fastify's first hook).
+      // Outgoing calls only, and only those made under a span (a sampled request's, an outbox
+      // delivery's): an unsampled request runs under no span, so its calls cost the wrapper's
+      // check and nothing more (correlationHeaders gives their traceparent). The incoming
+      // request's server span is instrumentFastify's.
       new HttpInstrumentation({
         disableIncomingRequestInstrumentation: true,
-        // An unsampled request's calls: no span to make (correlationHeaders gives their traceparent).
-        ignoreOutgoingRequestHook: () => isTracingSuppressed(context.active()),
+        requireParentforOutgoingSpans: true,
         headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
       }),
-      requestSpans,
       pgStatementSpans(),
     ],
   });
-  running = { provider, edge, requestSpans };
+  running = { provider, edge, serverSpans: provider.getTracer(SERVER_SPANS_SCOPE) };
   return true;
 }
 
@@ -179,37 +166,71 @@ export function pgStatementSpans(): PgInstrumentation {
   return instrumentation;
 }
 
-/** A context with tracing suppressed, made once for the usual case (no context active yet). */
-const SUPPRESSED_ROOT = suppressTracing(ROOT_CONTEXT);
+/** What an untraced request (a probe, a scrape) or an unsampled one keeps: no span, no context. */
+function untracedRequest(unsampled: UnsampledTrace | null): RequestTrace {
+  return { context: ROOT_CONTEXT, unsampled, span: null };
+}
+
+/**
+ * The server span of a sampled request, a child of the caller's span if any (`parent`), named
+ * after its route template, with the semantic conventions' HTTP attributes and the request id.
+ */
+function startServerSpan(tracer: Tracer, request: FastifyRequest, parent: Context): RequestTrace {
+  const route = request.routeOptions.url;
+  const query = request.url.indexOf('?');
+  const span = tracer.startSpan(
+    route ? `${request.method} ${route}` : request.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.request.method': request.method,
+        // The path only: a query string may carry what the trace must not.
+        'url.path': query < 0 ? request.url : request.url.slice(0, query),
+        ...(route ? { 'http.route': route } : {}),
+        // The request id: a trace is found from a log line and back.
+        [REQUEST_ID_ATTRIBUTE]: [request.id],
+      },
+    },
+    parent,
+  );
+  return { context: trace.setSpan(parent, span), unsampled: null, span };
+}
+
+/** Ends a request's server span with its response's status (5xx an error). */
+function endServerSpan(span: Span, statusCode: number): void {
+  span.setAttribute('http.response.status_code', statusCode);
+  if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
 
 /**
  * Traces the requests of `fastify` (nothing while tracing is off): each is sampled as it arrives,
- * in Fastify's first onRequest hook (EdgeSampling). A sampled one gets its server span from
- * Fastify's instrumentation (the caller's `traceparent` its parent), named after its route; an
- * unsampled one, a probe or a scrape runs with tracing suppressed, so that no instrumentation
- * makes a span, an attribute or a context for it. Either way the context is kept on the request
- * (REQUEST_TRACE) for runWithRequestId. Call on a new instance, before its routes.
+ * in Fastify's first onRequest hook (EdgeSampling). A sampled one gets a server span (the
+ * caller's `traceparent` its parent), named after its route and ended when its response is
+ * sent (no exception is recorded on it: an error's message may quote the request's personal
+ * data, e.g. a JSON parse error; its status code is); its handler runs in that span's context (runWithRequestId), under which pg and the HTTP
+ * client make their spans. An unsampled one, a probe or a scrape gets no span and runs under no
+ * span, so no instrumentation makes a span, an attribute or a context for it: the request's
+ * hooks here test a property and return. Either way what was decided is kept on the request
+ * (REQUEST_TRACE, one shape for every request) for runWithRequestId. Call on a new instance,
+ * before its routes.
  */
 export function instrumentFastify(fastify: FastifyInstance): void {
   if (!running) return;
-  const { edge, requestSpans } = running;
+  const { edge, serverSpans } = running;
   fastify.decorateRequest(REQUEST_TRACE, null);
   fastify.addHook('onRequest', (request, _reply, done) => {
     // A probe or a scrape: never traced, and no trace to pass on.
-    const untraced = isUntracedPath(request.url);
-    const unsampled = untraced ? null : edge.decide(request.raw);
-    const active = context.active();
-    (request as WithRequestTrace)[REQUEST_TRACE] = { context: active, unsampled };
-    if (!untraced && !unsampled) return done();
-    context.with(active === ROOT_CONTEXT ? SUPPRESSED_ROOT : suppressTracing(active), done);
+    const decision = isUntracedPath(request.url) ? null : edge.decide(request.raw);
+    (request as WithRequestTrace)[REQUEST_TRACE] =
+      decision === null || decision instanceof UnsampledTrace
+        ? untracedRequest(decision)
+        : startServerSpan(serverSpans, request, decision);
+    done();
   });
-  // As the instrumentation registers itself when asked to (a plugin run on the instance at once):
-  // its onRequest hook starts the server span of a request not suppressed above.
-  requestSpans.plugin()(fastify, {}, () => undefined);
-  // The context the hooks above left the request in: the one its handler runs in.
-  fastify.addHook('onRequest', (request, _reply, done) => {
-    const state = (request as WithRequestTrace)[REQUEST_TRACE];
-    if (state) state.context = context.active();
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const span = (request as WithRequestTrace)[REQUEST_TRACE]?.span;
+    if (span) endServerSpan(span, reply.statusCode);
     done();
   });
 }
