@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import {
+  context,
   Context,
   ROOT_CONTEXT,
   Span,
@@ -119,21 +120,27 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   });
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [
-      // Outgoing calls only, and only those made under a span (a sampled request's, an outbox
-      // delivery's): an unsampled request runs under no span, so its calls cost the wrapper's
-      // check and nothing more (correlationHeaders gives their traceparent). The incoming
-      // request's server span is instrumentFastify's.
-      new HttpInstrumentation({
-        disableIncomingRequestInstrumentation: true,
-        requireParentforOutgoingSpans: true,
-        headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
-      }),
-      pgStatementSpans(),
-    ],
+    instrumentations: [httpClientSpans(), pgStatementSpans()],
   });
   running = { provider, edge, serverSpans: provider.getTracer(SERVER_SPANS_SCOPE) };
   return true;
+}
+
+/**
+ * The HTTP instrumentation as the services use it: outgoing calls only (the incoming request's
+ * server span is instrumentFastify's), and only those made under a span (a sampled request's, an
+ * outbox delivery's or a webhook's, a holder sweep's), with the request id as an attribute. A
+ * call made under no span (an unsampled request's) is left to Node as it is: the instrumentation
+ * only parses its options, where with `requireParentforOutgoingSpans` alone it would still make
+ * a no-op span, its attributes and metric attributes, a context, a listener on the request and a
+ * binding of the response for it (correlationHeaders gives its traceparent).
+ */
+export function httpClientSpans(): HttpInstrumentation {
+  return new HttpInstrumentation({
+    disableIncomingRequestInstrumentation: true,
+    ignoreOutgoingRequestHook: () => trace.getSpan(context.active()) === undefined,
+    headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
+  });
 }
 
 /**
