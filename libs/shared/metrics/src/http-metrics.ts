@@ -10,9 +10,14 @@ export const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 /** Label value of a route that matched nothing (404s of every unknown path share it). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
+/** The status class's digit, 1 to 5 (what statusClass labels). */
+function statusClassDigit(status: number): number {
+  return Math.min(5, Math.max(1, Math.floor(status / 100)));
+}
+
 /** Status class label: 2xx, 3xx, 4xx, 5xx. */
 export function statusClass(status: number): string {
-  return `${Math.min(5, Math.max(1, Math.floor(status / 100)))}xx`;
+  return `${statusClassDigit(status)}xx`;
 }
 
 export interface HttpMetricsOptions {
@@ -64,9 +69,8 @@ export function instrumentHttp(
     if (!byMethod) byRoute.set(route, (byMethod = new Map<string, HistogramSeries[]>()));
     let byClass = byMethod.get(method);
     if (!byClass) byMethod.set(method, (byClass = []));
-    const label = statusClass(status);
-    const index = Number(label[0]);
-    return (byClass[index] ??= duration.series({ method, route, status_class: label }));
+    const digit = statusClassDigit(status);
+    return (byClass[digit] ??= duration.series({ method, route, status_class: `${digit}xx` }));
   };
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
