@@ -212,15 +212,15 @@ function endServerSpan(span: Span, statusCode: number): void {
 
 /**
  * Traces the requests of `fastify` (nothing while tracing is off): each is sampled as it arrives,
- * in Fastify's first onRequest hook (EdgeSampling). A sampled one gets a server span (the
- * caller's `traceparent` its parent), named after its route and ended when its response is
- * sent (no exception is recorded on it: an error's message may quote the request's personal
- * data, e.g. a JSON parse error; its status code is); its handler runs in that span's context (runWithRequestId), under which pg and the HTTP
- * client make their spans. An unsampled one, a probe or a scrape gets no span and runs under no
- * span, so no instrumentation makes a span, an attribute or a context for it: the request's
- * hooks here test a property and return. Either way what was decided is kept on the request
- * (REQUEST_TRACE, one shape for every request) for runWithRequestId. Call on a new instance,
- * before its routes.
+ * in Fastify's first onRequest hook (EdgeSampling). A sampled one gets a server span (the caller's
+ * `traceparent` its parent), named after its route and ended when its response is sent (no
+ * exception is recorded on it: an error's message may quote the request's personal data, e.g. a
+ * JSON parse error; its status code is); its handler runs in that span's context
+ * (runWithRequestId), under which pg and the HTTP client make their spans. An unsampled one, a
+ * probe or a scrape gets no span and runs under no span, so no instrumentation makes a span, an
+ * attribute or a context for it: the request's hooks here test a property and return. Either way
+ * what was decided is kept on the request (REQUEST_TRACE, one shape for every request) for
+ * runWithRequestId. Call on a new instance, before its routes.
  */
 export function instrumentFastify(fastify: FastifyInstance): void {
   if (!running) return;
