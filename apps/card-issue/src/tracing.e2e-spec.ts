@@ -10,7 +10,7 @@ import {
   TestDatabase,
   TestServiceProcess,
 } from '@bank/shared/testing';
-import { SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
+import { CLIENT_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { spawnCardIssue } from '../test/card-issue.harness';
 import { selfVirtual } from '../test/card-issue-requests.fixture';
 import { json, StubServer } from '../test/stub-server';
@@ -65,7 +65,7 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
     ancestorsOf(span).some((s) => s.spanId === ancestor.spanId);
   const childrenOf = (span: ReceivedSpan) => spans().filter((s) => s.parentSpanId === span.spanId);
   const isHttpClient = (s: ReceivedSpan) =>
-    s.kind === SPAN_KIND.CLIENT && s.scope === '@opentelemetry/instrumentation-http';
+    s.kind === SPAN_KIND.CLIENT && s.scope === CLIENT_SPANS_SCOPE;
 
   describe('one service process exporting every 50 ms', () => {
     let service: TestServiceProcess;
@@ -155,6 +155,13 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
       );
       if (!userCall) throw new Error('no client span of the user GET');
       expect(descends(userCall, handler)).toBe(true);
+      expect(userCall).toMatchObject({
+        name: 'GET',
+        attributes: expect.objectContaining({
+          'http.request.method': 'GET',
+          'http.response.status_code': 200,
+        }),
+      });
       expect(userCall.attributes[REQUEST_ID_ATTRIBUTE]).toEqual(['trace-e2e-post']);
       const userServer = spans().find((s) => s.parentSpanId === userCall.spanId);
       expect(userServer).toMatchObject({
@@ -368,6 +375,15 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
       });
       expect(serverOf(refusedTrace)?.attributes['http.response.status_code']).toBe(refused.status);
       expect(serverOf(refusedTrace)?.status.code ?? 0).toBe(0); // UNSET
+      // The user service's 503 on the client span of the call that got it: an error.
+      const userCall = spans().find((s) => s.traceId === failedTrace && isHttpClient(s));
+      expect(userCall).toMatchObject({
+        attributes: expect.objectContaining({
+          'http.response.status_code': 503,
+          'error.type': '503',
+        }),
+        status: { code: 2 }, // ERROR
+      });
     });
   });
 });

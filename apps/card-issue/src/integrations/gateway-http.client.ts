@@ -7,7 +7,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
 import { ENVIRONMENT, RateLimitedLog } from '@bank/shared/nest';
-import { correlationHeaders } from '@bank/shared/tracing';
+import { startOutgoingCall } from '@bank/shared/tracing';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment.config';
 import { CircuitBreaker } from './circuit-breaker';
 import { DownstreamMetrics } from './downstream.metrics';
@@ -211,21 +211,22 @@ export class GatewayHttp implements OnApplicationShutdown {
     request: GatewayRequest,
     timeout: number,
   ): Promise<GatewayOutcome> {
+    // The request id and, when tracing runs, the W3C traceparent go with every call (a client
+    // span's in a traced piece of work), so the downstream service's logs and spans join ours.
+    const url = `${base}${request.path}`;
+    const call = startOutgoingCall(request.method, url);
     try {
       // The axios instance of HttpService (its agents and defaults) called directly: the
       // Observable wrapper cancels every finished call on unsubscribe, which builds a
-      // CanceledError with its stack trace per call (docs/benchmarks.md). The request id and,
-      // when tracing runs, the W3C traceparent go with every call (the HTTP instrumentation
-      // replaces the traceparent with its client span's in a sampled trace), so the downstream
-      // service's logs and spans join ours.
+      // CanceledError with its stack trace per call (docs/benchmarks.md).
       const response = await this.http.axiosRef.request<unknown>({
         method: request.method,
-        url: `${base}${request.path}`,
+        url,
         data: request.body,
         headers: {
           [X_SECRET_HEADER]: xSecretOf(this.env),
           Accept: 'application/json',
-          ...correlationHeaders(),
+          ...call.headers,
           ...request.headers,
           ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
@@ -236,6 +237,7 @@ export class GatewayHttp implements OnApplicationShutdown {
         responseType: 'json',
         validateStatus: () => true,
       });
+      call.end(response.status);
       const retryAfterMs =
         response.status === 503 || response.status === 429
           ? parseRetryAfter(response.headers['retry-after'], Date.now())
@@ -247,14 +249,20 @@ export class GatewayHttp implements OnApplicationShutdown {
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       };
     } catch (error) {
+      call.end(null, errorCode(error));
       return { kind: 'unavailable', reason: describeFailure(error, timeout) };
     }
   }
 }
 
+/** The error code of a failed call (ECONNREFUSED, ERR_CANCELED, ...), if it has one. */
+function errorCode(error: unknown): string | undefined {
+  return error instanceof AxiosError ? error.code : (error as { code?: string })?.code;
+}
+
 /** A reason safe to log and show: the error code only, never the request config (it holds the secret). */
 function describeFailure(error: unknown, timeoutMs: number): string {
-  const code = error instanceof AxiosError ? error.code : (error as { code?: string })?.code;
+  const code = errorCode(error);
   switch (code) {
     case 'ECONNABORTED':
     case 'ETIMEDOUT':

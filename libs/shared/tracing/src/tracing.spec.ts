@@ -1,9 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import {
-  httpClientSpans,
   isUntracedPath,
   otlpProtocol,
   pgStatementSpans,
@@ -118,30 +115,6 @@ describe('pgStatementSpans', () => {
       });
     } finally {
       instrumentation.disable();
-    }
-  });
-});
-
-describe('httpClientSpans', () => {
-  it('leaves a call made under no span to Node, and traces one made under a span', () => {
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    const instrumentation = httpClientSpans();
-    try {
-      const config = instrumentation.getConfig();
-      const ignored = () => config.ignoreOutgoingRequestHook?.({}) === true;
-      // An unsampled request's call: no span, no attributes, no listener (the hook says so first).
-      expect(ignored()).toBe(true);
-      const parent = trace.wrapSpanContext({
-        traceId: '0af7651916cd43dd8448eb211c80319c',
-        spanId: 'b7ad6b7169203331',
-        traceFlags: TraceFlags.SAMPLED,
-      });
-      expect(context.with(trace.setSpan(ROOT_CONTEXT, parent), ignored)).toBe(false);
-      // Outgoing calls only: the server span is instrumentFastify's.
-      expect(config.disableIncomingRequestInstrumentation).toBe(true);
-    } finally {
-      instrumentation.disable();
-      context.disable();
     }
   });
 });

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import {
-  context,
   Context,
   ROOT_CONTEXT,
   Span,
@@ -14,7 +13,6 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -92,8 +90,9 @@ const REQUEST_ID_ATTRIBUTE = `http.request.header.${REQUEST_ID_HEADER}`;
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured (else does nothing and
  * returns false): the requests' server spans (instrumentFastify: Nest's handling of a request
- * runs in its span), HTTP client spans (so axios calls carry `traceparent`) and pg spans, these
- * two only under a span of a traced piece of work, batched to the OTLP/HTTP exporter
+ * runs in its span), the HTTP client spans of the services' outgoing calls (startOutgoingCall:
+ * the gateways' axios calls and the webhooks', which carry their `traceparent`) and pg spans,
+ * these two only under a span of a traced piece of work, batched to the OTLP/HTTP exporter
  * (otlpProtocol). The exporter, the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG;
  * default parentbased_always_on), the batch (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME,
  * OTEL_RESOURCE_ATTRIBUTES) read the standard variables. Must run before the modules it
@@ -120,27 +119,10 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   });
   registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [httpClientSpans(), pgStatementSpans()],
+    instrumentations: [pgStatementSpans()],
   });
   running = { provider, edge, serverSpans: provider.getTracer(SERVER_SPANS_SCOPE) };
   return true;
-}
-
-/**
- * The HTTP instrumentation as the services use it: outgoing calls only (the incoming request's
- * server span is instrumentFastify's), and only those made under a span (a sampled request's, an
- * outbox delivery's or a webhook's, a holder sweep's), with the request id as an attribute. A
- * call made under no span (an unsampled request's) is left to Node as it is: the instrumentation
- * only parses its options, where with `requireParentforOutgoingSpans` alone it would still make
- * a no-op span, its attributes and metric attributes, a context, a listener on the request and a
- * binding of the response for it (correlationHeaders gives its traceparent).
- */
-export function httpClientSpans(): HttpInstrumentation {
-  return new HttpInstrumentation({
-    disableIncomingRequestInstrumentation: true,
-    ignoreOutgoingRequestHook: () => trace.getSpan(context.active()) === undefined,
-    headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
-  });
 }
 
 /**
