@@ -1,21 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  InMemorySpanExporter,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { CLIENT_SPANS_SCOPE } from '@bank/shared/tracing';
+import { registerInMemoryTracing } from '@bank/shared/tracing/testing';
 import { WebhookTargetPolicy } from '@bank/shared/webhooks';
 import { WebhookSender } from './webhook-sender';
 
@@ -28,8 +15,8 @@ const STORED_TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331
  * traceparent the receiver gets; outside one the delivery's own headers go as they are.
  */
 describe('WebhookSender: the attempt’s client span', () => {
-  const memory = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
+  const tracing = registerInMemoryTracing();
+  const { memory, provider } = tracing;
   const sender = new WebhookSender(
     new WebhookTargetPolicy({ production: false, allowedCidrs: ['127.0.0.0/8'] }),
   );
@@ -38,10 +25,6 @@ describe('WebhookSender: the attempt’s client span', () => {
   let url: string;
 
   beforeAll(async () => {
-    provider.register({
-      propagator: new W3CTraceContextPropagator(),
-      contextManager: new AsyncLocalStorageContextManager(),
-    });
     server = createServer((req, res) => {
       received.push(req.headers);
       req.resume().on('end', () => res.writeHead(req.url === '/fails' ? 500 : 204).end());
@@ -58,10 +41,7 @@ describe('WebhookSender: the attempt’s client span', () => {
   afterAll(async () => {
     sender.onModuleDestroy();
     await new Promise((resolve) => server.close(resolve));
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
+    await tracing.stop();
   });
 
   const post = (path: string) =>

@@ -1,21 +1,14 @@
 import {
   context,
-  propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   TraceFlags,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  InMemorySpanExporter,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-node';
 import { CLIENT_SPANS_SCOPE, startOutgoingCall } from './client-spans';
 import { runWithRequestId } from './correlation';
+import { InMemoryTracing, registerInMemoryTracing } from './testing';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT_SPAN_ID = 'b7ad6b7169203331';
@@ -32,43 +25,35 @@ const callerContext = (flags: TraceFlags) =>
  * main.ts does: the W3C propagator, the async context manager; spans kept in memory).
  */
 describe('startOutgoingCall', () => {
-  const memory = new InMemorySpanExporter();
-  let provider: NodeTracerProvider;
+  let tracing: InMemoryTracing;
 
   beforeAll(() => {
-    provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
-    provider.register({
-      propagator: new W3CTraceContextPropagator(),
-      contextManager: new AsyncLocalStorageContextManager(),
-    });
+    tracing = registerInMemoryTracing();
   });
 
-  afterEach(() => memory.reset());
+  afterEach(() => tracing.memory.reset());
 
-  afterAll(async () => {
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
-  });
+  afterAll(() => tracing.stop());
+
+  const finished = () => tracing.memory.getFinishedSpans();
 
   /** A span of the sampled piece of work the call is made in (it is the recording parent). */
   const inRecordingSpan = <T>(work: () => T): T => {
-    const parent = provider.getTracer('test').startSpan('work', {}, callerContext(1));
+    const parent = tracing.provider.getTracer('test').startSpan('work', {}, callerContext(1));
     try {
       return context.with(trace.setSpan(ROOT_CONTEXT, parent), work);
     } finally {
       parent.end();
     }
   };
-  const clientSpans = () => memory.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
+  const clientSpans = () => finished().filter((s) => s.kind === SpanKind.CLIENT);
 
   it('under no span (an unsampled request): no span, not even a parse; the scope’s headers', () => {
     const call = runWithRequestId('r-untraced', () => startOutgoingCall('GET', 'not a url'));
     expect(call.traced).toBe(false);
     expect(call.headers).toEqual({ 'x-request-id': 'r-untraced' });
     call.end(503);
-    expect(memory.getFinishedSpans()).toEqual([]);
+    expect(finished()).toEqual([]);
   });
 
   it("under a non-recording span (a caller's unsampled trace): no span, that trace passed on", () => {
@@ -78,7 +63,7 @@ describe('startOutgoingCall', () => {
     expect(call.traced).toBe(false);
     expect(call.headers.traceparent).toBe(`00-${TRACE_ID}-${PARENT_SPAN_ID}-00`);
     call.end(200);
-    expect(memory.getFinishedSpans()).toEqual([]);
+    expect(finished()).toEqual([]);
   });
 
   it('under a recording span: a client span, its child, whose traceparent the call sends', () => {
@@ -90,7 +75,7 @@ describe('startOutgoingCall', () => {
     expect(call.traced).toBe(true);
     call.end(200);
     const [span] = clientSpans();
-    const work = memory.getFinishedSpans().find((s) => s.name === 'work');
+    const work = finished().find((s) => s.name === 'work');
     expect(span).toMatchObject({
       name: 'GET',
       instrumentationScope: { name: CLIENT_SPANS_SCOPE },
