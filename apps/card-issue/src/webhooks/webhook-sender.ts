@@ -138,7 +138,7 @@ export class WebhookSender implements OnModuleDestroy {
       req.on('error', (error: Error & { code?: string }) => {
         if (statusCode !== null) return; // after the status: handled by the response's events
         if (error instanceof WebhookTargetRefusedError) {
-          finish(`target refused (${error.rule}): ${error.message}`, 'target refused');
+          finish(`target refused (${error.rule}): ${error.message}`, 'target_refused');
         } else if (error instanceof AttemptTimeoutError) {
           finish(error.message, 'timeout');
         } else {

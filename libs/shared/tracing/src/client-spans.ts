@@ -1,5 +1,10 @@
 import { Attributes, context, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { correlationHeaders, CorrelationHeaders, REQUEST_ID_HEADER } from './correlation';
+import {
+  correlationHeaders,
+  CorrelationHeaders,
+  REQUEST_ID_ATTRIBUTE,
+  REQUEST_ID_HEADER,
+} from './correlation';
 
 /** The instrumentation scope of the services' HTTP client spans (startOutgoingCall). */
 export const CLIENT_SPANS_SCOPE = '@bank/shared/tracing/http-client';
@@ -46,7 +51,7 @@ export function startOutgoingCall(method: string, url: string | URL): OutgoingCa
     'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
     'url.full': `${target.origin}${target.pathname}`,
   };
-  if (requestId) attributes[`http.request.header.${REQUEST_ID_HEADER}`] = [requestId];
+  if (requestId) attributes[REQUEST_ID_ATTRIBUTE] = [requestId];
   const span = trace
     .getTracer(CLIENT_SPANS_SCOPE)
     .startSpan(method, { kind: SpanKind.CLIENT, attributes }, active);

@@ -15,6 +15,9 @@ import { UnsampledTrace } from './sampling';
 /** The header a caller's request id arrives in, and goes on to every downstream call in. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/** The attribute the request id is recorded in, on server and client spans. */
+export const REQUEST_ID_ATTRIBUTE = `http.request.header.${REQUEST_ID_HEADER}`;
+
 /**
  * What ties a piece of work to the request that caused it: the W3C trace context of the span
  * it runs in (present only while tracing runs) and the request id (always). The keys are the

@@ -16,7 +16,7 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { REQUEST_ID_HEADER, REQUEST_TRACE, RequestTrace, WithRequestTrace } from './correlation';
+import { REQUEST_ID_ATTRIBUTE, REQUEST_TRACE, RequestTrace, WithRequestTrace } from './correlation';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { EdgeSampling, samplerFromEnv, UnsampledTrace } from './sampling';
 
@@ -83,9 +83,6 @@ export class UnboundEmittersContextManager extends AsyncLocalStorageContextManag
     return target instanceof EventEmitter ? target : super.bind(context, target);
   }
 }
-
-/** The attribute the caller's request id is recorded in, on server and client spans. */
-const REQUEST_ID_ATTRIBUTE = `http.request.header.${REQUEST_ID_HEADER}`;
 
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured (else does nothing and
