@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import request from 'supertest';
 import {
   createTestDatabase,
@@ -16,6 +17,8 @@ import {
   spawnCardIssue,
   startCardIssue,
 } from '../../test/card-issue.harness';
+import { CLIENT_SPANS_SCOPE } from '@bank/shared/tracing';
+import { InMemoryTracing, registerInMemoryTracing } from '@bank/shared/tracing/testing';
 import { DownstreamProxy } from '../../test/downstream-proxy';
 import { aUser, createUser } from '../../test/users.fixture';
 import { CreateUserDto } from '../contracts/user.dto';
@@ -309,6 +312,48 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
         answered: '503',
         acknowledged: [],
         recovered: `swept ${formatMs(swept)} into the first sweep past HOLDER_SWEEP_AFTER_MS (${formatMs(SWEEP_AFTER_MS)} here, 1 h by default)`,
+      });
+    });
+
+    describe('traced (the SDK registered in this process, spans kept in memory)', () => {
+      let tracing: InMemoryTracing;
+
+      beforeAll(() => {
+        tracing = registerInMemoryTracing();
+      });
+
+      afterAll(() => tracing.stop());
+
+      it('sweeps each holder under a root span of its own, with its create and delete at the user service as client spans', async () => {
+        const holder = aUser();
+        const userId = await lostCreation(holder, 'holder-sweep-traced');
+        await sleep(SWEEP_AFTER_MS + 100);
+        tracing.memory.reset();
+        expect(await sweep()).toEqual({ deleted: 1, settled: 0 });
+
+        const spans = tracing.memory.getFinishedSpans();
+        const roots = spans.filter((s) => s.name === 'holder sweep');
+        expect(roots).toHaveLength(1);
+        const [root] = roots;
+        expect(root.parentSpanContext).toBeUndefined();
+        const calls = spans.filter(
+          (s) =>
+            s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === root.spanContext().spanId,
+        );
+        expect(
+          calls.map((s) => [
+            s.instrumentationScope.name,
+            s.name,
+            s.attributes['url.full'],
+            s.attributes['http.response.status_code'],
+          ]),
+        ).toEqual([
+          [CLIENT_SPANS_SCOPE, 'POST', `${proxyUrl}${USERS}`, expect.any(Number)],
+          [CLIENT_SPANS_SCOPE, 'DELETE', `${proxyUrl}${USERS}/${userId}`, expect.any(Number)],
+        ]);
+        expect(calls.every((s) => s.spanContext().traceId === root.spanContext().traceId)).toBe(
+          true,
+        );
       });
     });
 
