@@ -70,7 +70,11 @@ export function instrumentHttp(
     let byClass = byMethod.get(method);
     if (!byClass) byMethod.set(method, (byClass = []));
     const digit = statusClassDigit(status);
-    return (byClass[digit] ??= duration.series({ method, route, status_class: `${digit}xx` }));
+    return (byClass[digit] ??= duration.series({
+      method,
+      route,
+      status_class: statusClass(status),
+    }));
   };
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;

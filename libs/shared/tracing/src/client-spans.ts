@@ -2,8 +2,8 @@ import { Attributes, context, Span, SpanKind, SpanStatusCode, trace } from '@ope
 import {
   correlationHeaders,
   CorrelationHeaders,
+  currentRequestId,
   REQUEST_ID_ATTRIBUTE,
-  REQUEST_ID_HEADER,
 } from './correlation';
 
 /** The instrumentation scope of the services' HTTP client spans (startOutgoingCall). */
@@ -44,7 +44,7 @@ export function startOutgoingCall(method: string, url: string | URL): OutgoingCa
   if (!parent?.isRecording())
     return { headers: correlationHeaders(), traced: false, end: nothingToEnd };
   const target = typeof url === 'string' ? new URL(url) : url;
-  const requestId = correlationHeaders()[REQUEST_ID_HEADER];
+  const requestId = currentRequestId();
   const attributes: Attributes = {
     'http.request.method': method,
     'server.address': target.hostname,
