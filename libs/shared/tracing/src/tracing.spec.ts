@@ -117,4 +117,26 @@ describe('pgStatementSpans', () => {
       instrumentation.disable();
     }
   });
+
+  it('records no statement duration into OpenTelemetry metrics (nothing exports them)', () => {
+    const histogram = () => ({ record: jest.fn() });
+    const attributes = { 'db.namespace': 'card_issue', 'db.operation.name': 'SELECT' };
+    const start: [number, number] = [0, 0];
+    // The upstream instrumentation records every traced statement: the behaviour turned off.
+    const upstream = new PgInstrumentation({ enabled: false });
+    const upstreamHistogram = histogram();
+    Object.assign(upstream, { _operationDuration: upstreamHistogram });
+    (upstream as unknown as PoolListening).recordOperationDuration(attributes, start);
+    expect(upstreamHistogram.record).toHaveBeenCalledTimes(1);
+
+    const instrumentation = pgStatementSpans();
+    try {
+      const quiet = histogram();
+      Object.assign(instrumentation, { _operationDuration: quiet });
+      (instrumentation as unknown as PoolListening).recordOperationDuration(attributes, start);
+      expect(quiet.record).not.toHaveBeenCalled();
+    } finally {
+      instrumentation.disable();
+    }
+  });
 });
