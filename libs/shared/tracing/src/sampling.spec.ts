@@ -10,7 +10,7 @@ import {
   TraceFlags,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { SamplingDecision } from '@opentelemetry/sdk-trace-node';
+import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
 import { propagation } from '@opentelemetry/api';
 import { EdgeSampling, samplerFromEnv, UnsampledTrace } from './sampling';
 import { UnboundEmittersContextManager } from './tracing';
@@ -81,6 +81,30 @@ describe('EdgeSampling', () => {
     expect(root?.tracestate).toBeUndefined();
   });
 
+  it('makes no id for an unsampled new trace until its traceparent is asked for', () => {
+    const sampling = ratio('0');
+    const ids = sampling['ids'];
+    const traceIds = jest.spyOn(ids, 'generateTraceId');
+    const spanIds = jest.spyOn(ids, 'generateSpanId');
+    const root = unsampled(sampling.decide(incoming()));
+    expect([traceIds.mock.calls.length, spanIds.mock.calls.length]).toEqual([0, 0]);
+    expect(root?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect([traceIds.mock.calls.length, spanIds.mock.calls.length]).toEqual([1, 1]);
+  });
+
+  it('gives an unsampled new trace an id the configured sampler drops (its decision downstream)', () => {
+    const sampling = ratio('0.5');
+    const downstream = new TraceIdRatioBasedSampler(0.5);
+    const ids = Array.from({ length: 400 }, () => unsampled(sampling.decide(incoming())))
+      .filter((trace): trace is UnsampledTrace => trace !== null)
+      .map((trace) => trace.traceparent.split('-')[1]);
+    expect(ids.length).toBeGreaterThan(100);
+    const sampledDownstream = ids.filter(
+      (id) => downstream.shouldSample(ROOT_CONTEXT, id).decision !== SamplingDecision.NOT_RECORD,
+    );
+    expect(sampledDownstream).toEqual([]);
+  });
+
   it('records the server span of a new trace sampled at the edge, asks the configured sampler for the rest', () => {
     const { sampler } = ratio('0');
     const decide = (kind: SpanKind, parent = ROOT_CONTEXT) =>
@@ -116,6 +140,18 @@ describe('samplerFromEnv', () => {
     [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, 'ParentBased{root=AlwaysOnSampler'],
   ])('reads %j as the SDK does', (env, expected) => {
     expect(samplerFromEnv(env).toString()).toContain(expected);
+  });
+
+  it.each([
+    [{}, 1],
+    [{ OTEL_TRACES_SAMPLER: 'always_on' }, 1],
+    [{ OTEL_TRACES_SAMPLER: 'always_off' }, 0],
+    [{ OTEL_TRACES_SAMPLER: 'parentbased_always_off' }, 0],
+    [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }, 0.25],
+    [{ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }, 0.1],
+    [{ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '-1' }, 1],
+  ])('records, for %j, the share %d of new traces', (env, share) => {
+    expect(samplerFromEnv(env).newTraceRatio).toBe(share);
   });
 });
 
