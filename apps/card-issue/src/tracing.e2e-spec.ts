@@ -10,7 +10,7 @@ import {
   TestDatabase,
   TestServiceProcess,
 } from '@bank/shared/testing';
-import { CLIENT_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
+import { CLIENT_SPANS_SCOPE, PG_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { spawnCardIssue } from '../test/card-issue.harness';
 import { selfVirtual } from '../test/card-issue-requests.fixture';
 import { json, StubServer } from '../test/stub-server';
@@ -138,7 +138,7 @@ describe('traces exported over OTLP (e2e, service as a process)', () => {
       // The statement that stores the request, under the handler.
       const insert = trace.find(
         (s) =>
-          s.scope === '@opentelemetry/instrumentation-pg' &&
+          s.scope === PG_SPANS_SCOPE &&
           String(s.attributes['db.query.text']).includes('INSERT INTO card_issue_requests'),
       );
       if (!insert || !handler) throw new Error('no pg span of the INSERT');

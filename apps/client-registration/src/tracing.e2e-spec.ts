@@ -9,7 +9,7 @@ import {
   TestDatabase,
   TestServiceProcess,
 } from '@bank/shared/testing';
-import { SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
+import { PG_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { spawnClientRegistration } from '../test/client-registration.harness';
 import { registration } from '../test/client-request.fixture';
 
@@ -54,9 +54,7 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
       const server = receiver.spans.find(isServer);
       return server ? receiver.spans.filter((s) => s.traceId === server.traceId) : [];
     };
-    await eventually(async () =>
-      inTrace().some((s) => s.scope === '@opentelemetry/instrumentation-pg'),
-    );
+    await eventually(async () => inTrace().some((s) => s.scope === PG_SPANS_SCOPE));
     expect(receiver.protocols()).toEqual(['http/json']);
     const trace = inTrace();
     const server = trace.find(isServer);
@@ -73,7 +71,7 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
     const reachesServer = (s: ReceivedSpan): boolean =>
       s.parentSpanId === server?.spanId ||
       (byId.has(s.parentSpanId) && reachesServer(byId.get(s.parentSpanId) as ReceivedSpan));
-    const statements = trace.filter((s) => s.scope === '@opentelemetry/instrumentation-pg');
+    const statements = trace.filter((s) => s.scope === PG_SPANS_SCOPE);
     expect(statements.length).toBeGreaterThan(0);
     expect(statements.every(reachesServer)).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { createUser, selfVirtual } from '@bank/card-issue/testing';
 import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/shared/testing';
-import { CLIENT_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
+import { CLIENT_SPANS_SCOPE, PG_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { BenchContext, log } from './context';
 import { Running, startCardIssue } from './infra';
 import { combine, load, measureRound, RunResult } from './load';
@@ -141,7 +141,7 @@ async function verifyBundleTraces(ctx: BenchContext, cardDb: string): Promise<st
     const scopes = new Set(
       collector.spans.filter((s) => s.traceId === post.traceId).map((s) => s.scope),
     );
-    const required = [CLIENT_SPANS_SCOPE, SERVER_SPANS_SCOPE, '@opentelemetry/instrumentation-pg'];
+    const required = [CLIENT_SPANS_SCOPE, SERVER_SPANS_SCOPE, PG_SPANS_SCOPE];
     const missing = required.filter((scope) => !scopes.has(scope));
     if (missing.length) throw new Error(`the bundle's POST trace lacks ${missing.join(', ')}`);
     const spans = collector.spans.filter((s) => s.traceId === post.traceId).length;

@@ -12,12 +12,12 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { REQUEST_ID_ATTRIBUTE, REQUEST_TRACE, RequestTrace, WithRequestTrace } from './correlation';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Client } from 'pg';
+import { instrumentPg, PG_SPANS_SCOPE } from './pg-spans';
 import { EdgeSampling, samplerFromEnv, UnsampledTrace } from './sampling';
 
 /**
@@ -64,6 +64,7 @@ let running: {
   provider: NodeTracerProvider;
   edge: EdgeSampling;
   serverSpans: Tracer;
+  unpatchPg: () => void;
 } | null = null;
 
 /** The instrumentation scope of the requests' server spans (instrumentFastify). */
@@ -88,12 +89,13 @@ export class UnboundEmittersContextManager extends AsyncLocalStorageContextManag
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured (else does nothing and
  * returns false): the requests' server spans (instrumentFastify: Nest's handling of a request
  * runs in its span), the HTTP client spans of the services' outgoing calls (startOutgoingCall:
- * the gateways' axios calls and the webhooks', which carry their `traceparent`) and pg spans,
- * these two only under a span of a traced piece of work, batched to the OTLP/HTTP exporter
- * (otlpProtocol). The exporter, the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG;
- * default parentbased_always_on), the batch (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME,
- * OTEL_RESOURCE_ATTRIBUTES) read the standard variables. Must run before the modules it
- * instruments are loaded: each service's main.ts imports its tracing.ts first.
+ * the gateways' axios calls and the webhooks', which carry their `traceparent`) and the
+ * statements' spans (instrumentPg, on node-postgres's Client), these two only under a span of a
+ * traced piece of work, batched to the OTLP/HTTP exporter (otlpProtocol). The exporter, the
+ * sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default parentbased_always_on), the
+ * batch (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) read the
+ * standard variables. Each service's main.ts imports its tracing.ts first, so that tracing runs
+ * before anything is served or queried.
  */
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (running || tracingOffReason(env)) return false;
@@ -114,48 +116,9 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     propagator: new W3CTraceContextPropagator(),
     contextManager: new UnboundEmittersContextManager(),
   });
-  registerInstrumentations({
-    tracerProvider: provider,
-    instrumentations: [pgStatementSpans()],
-  });
-  running = { provider, edge, serverSpans: provider.getTracer(SERVER_SPANS_SCOPE) };
+  const unpatchPg = instrumentPg(provider.getTracer(PG_SPANS_SCOPE), Client);
+  running = { provider, edge, serverSpans: provider.getTracer(SERVER_SPANS_SCOPE), unpatchPg };
   return true;
-}
-
-/**
- * The methods of pg's instrumentation that feed its OpenTelemetry metrics (pgStatementSpans turns
- * them off): the private one that subscribes to a pool's events the first time a traced statement
- * checks out one of its connections, and the one that records every traced statement's duration.
- */
-export interface PoolListening {
-  _setPoolConnectEventListeners(pool: unknown): void;
-  recordOperationDuration(attributes: Record<string, unknown>, startTime: [number, number]): void;
-}
-
-/**
- * pg's instrumentation as the services use it: a span per statement run for a traced piece of
- * work (the schedulers' polling would otherwise make a root span per statement), with the
- * statement's text and never its parameters (personal data); no span per pool checkout (it
- * parsed the connection string into a URL for every one); and none of its pool metrics. Those
- * would listen to every connect, acquire, release and remove of the pool from the first traced
- * checkout on, for every request whether traced or not, to update OpenTelemetry counters
- * (`db.client.connection.*`) that nothing exports here: the services register no OpenTelemetry
- * meter provider and publish their pool's figures to Prometheus themselves (`db_pool_*`,
- * libs/shared/metrics). At any ratio above 0 their calls into V8's runtime alone cost every GET
- * by id 16 k instructions, 3.5 % of the request (docs/benchmarks.md). For the same reason no
- * traced statement records its duration into the `db.client.operation.duration` histogram: an
- * object of copied attributes and a clock read per statement for a histogram nobody exports.
- */
-export function pgStatementSpans(): PgInstrumentation {
-  const instrumentation = new PgInstrumentation({
-    requireParentSpan: true,
-    enhancedDatabaseReporting: false,
-    ignoreConnectSpans: true,
-  });
-  const metricsOff = instrumentation as unknown as PoolListening;
-  metricsOff._setPoolConnectEventListeners = () => undefined;
-  metricsOff.recordOperationDuration = () => undefined;
-  return instrumentation;
 }
 
 /** What an untraced request (a probe, a scrape) or an unsampled one keeps: no span, no context. */
@@ -231,5 +194,6 @@ export function instrumentFastify(fastify: FastifyInstance): void {
 export async function stopTracing(): Promise<void> {
   const stopping = running;
   running = null;
+  stopping?.unpatchPg();
   await stopping?.provider.shutdown();
 }
