@@ -100,16 +100,28 @@ describe('instrumentPg', () => {
     ]);
   });
 
-  it("ends a submittable's span with its 'end' event", async () => {
-    await inRecordingSpan(
-      () =>
-        new Promise<void>((done, fail) => {
-          const query = client.query(new Query('SELECT 3 AS v'));
-          query.on('end', () => done());
-          query.on('error', fail);
-        }),
-    );
-    expect(statements().map((s) => s.attributes['db.query.text'])).toEqual(['SELECT 3 AS v']);
+  it("ends a submittable's span with its 'end', a failed one's with its 'error'", async () => {
+    const submit = (text: string) =>
+      new Promise<string>((done) => {
+        const query = client.query(new Query(text));
+        query.on('end', () => done('end'));
+        query.on('error', (error: Error & { code?: string }) => done(`error ${error.code}`));
+      });
+    const { result } = await inRecordingSpan(async () => [
+      await submit('SELECT 3 AS v'),
+      await submit('SELECT 1 / 0'),
+    ]);
+    expect(result).toEqual(['end', 'error 22012']);
+    expect(
+      statements().map((s) => [
+        s.attributes['db.query.text'],
+        s.status.code,
+        s.attributes['error.type'],
+      ]),
+    ).toEqual([
+      ['SELECT 3 AS v', SpanStatusCode.UNSET, undefined],
+      ['SELECT 1 / 0', SpanStatusCode.ERROR, '22012'],
+    ]);
   });
 
   it('marks a failed statement: its SQLSTATE as error.type, ERROR, no message', async () => {

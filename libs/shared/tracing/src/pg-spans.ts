@@ -1,3 +1,4 @@
+import { EventEmitter, errorMonitor } from 'node:events';
 import { Attributes, Span, SpanKind, SpanStatusCode, trace, Tracer } from '@opentelemetry/api';
 
 /** The instrumentation scope of the statements' spans (instrumentPg). */
@@ -111,12 +112,13 @@ function tracedQuery(
       () => endStatement(span, null),
       (error: unknown) => endStatement(span, error ?? new Error('rejected')),
     );
-  else if (typeof (result as { once?: unknown } | null)?.once === 'function') {
-    // A submittable (a cursor, a stream): it ends with its 'end' or 'error' event.
-    const emitter = result as { once(event: string, listener: (e?: unknown) => void): void };
-    emitter.once('end', () => endStatement(span, null));
-    emitter.once('close', () => endStatement(span, null));
-    emitter.once('error', (error) => endStatement(span, error));
+  else if (result instanceof EventEmitter) {
+    // A submittable (a pg.Query, a cursor, a stream): it ends with its 'end' (or a stream's
+    // 'close') or fails with 'error', watched through errorMonitor so that an 'error' nobody
+    // listens to still throws as it would without tracing.
+    result.once('end', () => endStatement(span, null));
+    result.once('close', () => endStatement(span, null));
+    result.once(errorMonitor, (error: unknown) => endStatement(span, error));
   } else endStatement(span, null);
   return result;
 }
