@@ -28,7 +28,7 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
     service = await spawnClientRegistration({
       DATABASE_URL: db.url,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_BSP_SCHEDULE_DELAY: '50',
+      // No OTEL_BSP_SCHEDULE_DELAY: the services' own default (200 ms) is under test below.
       // The JSON encoding here; card-issue's tracing test covers the default, protobuf.
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
@@ -54,7 +54,8 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
       const server = receiver.spans.find(isServer);
       return server ? receiver.spans.filter((s) => s.traceId === server.traceId) : [];
     };
-    await eventually(async () => inTrace().some((s) => s.scope === PG_SPANS_SCOPE));
+    // Exported within 2.5 s (BATCH_SCHEDULE_DELAY_MS; the SDK's own default waits 5 s).
+    await eventually(async () => inTrace().some((s) => s.scope === PG_SPANS_SCOPE), 2_500);
     expect(receiver.protocols()).toEqual(['http/json']);
     const trace = inTrace();
     const server = trace.find(isServer);

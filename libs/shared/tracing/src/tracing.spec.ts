@@ -1,4 +1,10 @@
-import { isUntracedPath, otlpProtocol, tracingOffReason } from './tracing';
+import {
+  BATCH_SCHEDULE_DELAY_MS,
+  batchScheduleDelayMs,
+  isUntracedPath,
+  otlpProtocol,
+  tracingOffReason,
+} from './tracing';
 
 describe('tracingOffReason', () => {
   const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
@@ -72,5 +78,20 @@ describe('isUntracedPath', () => {
     '/api/v1/card-issue/client/X12345?next=/metrics',
   ])('traces %s', (url) => {
     expect(isUntracedPath(url)).toBe(false);
+  });
+});
+
+describe('batchScheduleDelayMs', () => {
+  it('exports a batch 200 ms after its first span unless configured (the SDK waits 5 s)', () => {
+    expect(BATCH_SCHEDULE_DELAY_MS).toBe(200);
+    expect(batchScheduleDelayMs({})).toBe(200);
+  });
+
+  it('takes OTEL_BSP_SCHEDULE_DELAY when it is a number of ms, ours otherwise', () => {
+    expect(batchScheduleDelayMs({ OTEL_BSP_SCHEDULE_DELAY: '5000' })).toBe(5000);
+    expect(batchScheduleDelayMs({ OTEL_BSP_SCHEDULE_DELAY: ' 0 ' })).toBe(0);
+    expect(batchScheduleDelayMs({ OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toBe(200);
+    expect(batchScheduleDelayMs({ OTEL_BSP_SCHEDULE_DELAY: '-1' })).toBe(200);
+    expect(batchScheduleDelayMs({ OTEL_BSP_SCHEDULE_DELAY: '' })).toBe(200);
   });
 });
