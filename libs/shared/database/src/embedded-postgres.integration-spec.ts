@@ -26,6 +26,27 @@ describe('EmbeddedPostgres', () => {
     expect(rows).toEqual([{ note: 'survives' }]);
   });
 
+  it('starts from a dumped fresh cluster as from its own initdb', async () => {
+    const template = await EmbeddedPostgres.dumpFreshCluster();
+    const first = await EmbeddedPostgres.start('memory://', 4, 'postgres', template);
+    const pool = new Pool({ connectionString: first.url, max: 2 });
+    await pool.query('CREATE TABLE only_here (n int)');
+    await pool.end();
+    await first.stop();
+    // A second database from the same template is empty: nothing written to one reaches it.
+    const second = await EmbeddedPostgres.start('memory://', 4, 'postgres', template);
+    const again = new Pool({ connectionString: second.url, max: 2 });
+    try {
+      const { rows } = await again.query<{ tables: number }>(
+        `SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = 'public'`,
+      );
+      expect(rows).toEqual([{ tables: 0 }]);
+    } finally {
+      await again.end();
+      await second.stop();
+    }
+  });
+
   it('serves a pool of parallel clients with transactions, one at a time, without mixing them', async () => {
     const db = await EmbeddedPostgres.start('memory://', 20);
     const pool = new Pool({ connectionString: db.url, max: 10 });
