@@ -6,7 +6,8 @@ import {
 } from '@bank/card-issue/testing';
 import { BenchContext, log } from './context';
 import { createDatabase, migrateCardIssue, session, startCardIssue, withClient } from './infra';
-import { RunResult, load } from './load';
+import { load } from './load';
+import type { RunResult } from './rows';
 import { Scenario } from './scenarios';
 
 export interface GrowthRow {

@@ -2,22 +2,7 @@ import autocannon from 'autocannon';
 import { BenchContext, log } from './context';
 import { Running, cpuMs, rssMb } from './infra';
 import { Scenario } from './scenarios';
-import { describeRow } from './report';
-
-export interface RunResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  rssMb: number;
-  /**
-   * CPU time (user + system) the target process spent per request answered: unlike req/s it
-   * hardly depends on what else runs on the machine.
-   */
-  cpuMsPerRequest: number;
-  /** Requests answered (all rounds, when combined). */
-  requests: number;
-}
+import { describeRow, type Row, type RunResult } from './rows';
 
 /** One autocannon run of `scenario` against `target`, sampling the peak RSS of its process. */
 export async function load(
@@ -107,15 +92,6 @@ export async function stopAll(targets: LoadTargets): Promise<void> {
     targets.cardJwt,
   ];
   for (const running of all) await running.stop();
-}
-
-export interface Row {
-  scenario: string;
-  connections: number;
-  service: RunResult;
-  baseline: RunResult;
-  /** Only for scenarios whose service GETs users over HTTP. */
-  baselineUserGets?: RunResult;
 }
 
 /**

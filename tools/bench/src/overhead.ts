@@ -3,7 +3,8 @@ import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/sh
 import { CLIENT_SPANS_SCOPE, PG_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { BenchContext, log } from './context';
 import { Running, startCardIssue } from './infra';
-import { combine, load, measureRound, RunResult } from './load';
+import { combine, load, measureRound } from './load';
+import type { RunResult } from './rows';
 import { callgrindAvailable, countInstructions, instructionsPerRequest } from './instructions';
 import { Scenario } from './scenarios';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BenchSettings, ROOT, log } from './context';
 import type { GrowthRow } from './growth';
 import type { Machine } from './infra';
-import type { RunResult, Row } from './load';
+import { f0, f1, f2, f3, pct, table } from './format';
 import type { ProfileRun } from './profile';
 import type { OutboxStormResult } from './outbox-storm';
 import {
@@ -17,19 +17,7 @@ import {
 import type { SchedulerResult } from './scheduler';
 import { WEBHOOK_COST, type WebhookCostResult } from './webhook-cost';
 import { DRIVE_CONCURRENCY, INSTRUCTION_PLANS, INSTRUCTION_PROCESSES } from './instructions';
-
-const f0 = (n: number) => n.toFixed(0);
-const f1 = (n: number) => n.toFixed(1);
-const f2 = (n: number) => n.toFixed(2);
-const f3 = (n: number) => n.toFixed(3);
-
-function table(header: string[], rows: string[][]): string {
-  return [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
-}
+import { sides, type Row } from './rows';
 
 // ---------------------------------------------------------------- load runs
 
@@ -54,14 +42,6 @@ function targets(row: Row): string {
     notes.push(row.service.p99 < 50 ? 'p99 ok (< 50 ms)' : 'P99 MISSED (>= 50 ms)');
   if (row.service.errors > 0) notes.push('ERRORS');
   return notes.join('; ');
-}
-
-/** `service / baseline / baseline with user GET` of one figure, the last only where measured. */
-function sides(row: Row, figure: (r: RunResult) => string): string {
-  return [row.service, row.baseline, row.baselineUserGets]
-    .filter((r): r is RunResult => r !== undefined)
-    .map(figure)
-    .join(' / ');
 }
 
 export function resultsTable(rows: Row[]): string {
@@ -114,25 +94,12 @@ export function authCostLines(rows: Row[], verify: { rs256: number; es256: numbe
   ].join('\n');
 }
 
-/** One line per measured row, for the log while the bench runs. */
-export function describeRow(row: Row): string {
-  const withGet = row.baselineUserGets
-    ? `, baseline with user GET ${f0(row.baselineUserGets.rps)} req/s, ratio ${f2(row.service.rps / row.baselineUserGets.rps)}`
-    : '';
-  return (
-    `${row.scenario} c=${row.connections}: service ${f0(row.service.rps)} req/s p99 ${f1(row.service.p99)} ms, ` +
-    `baseline ${f0(row.baseline.rps)} req/s, ratio ${f2(row.service.rps / row.baseline.rps)}${withGet}, ` +
-    `errors ${sides(row, (x) => String(x.errors))}`
-  );
-}
-
 // ---------------------------------------------------------------- observability overhead
 
 /** The name BENCH_ONLY matches to run the observability overhead runs. */
 export const OBSERVABILITY_OVERHEAD = 'observability overhead';
 
 export function overheadTable(result: OverheadResult): string {
-  const pct = (x: number) => `${x >= 0 ? '' : '-'}${f1(Math.abs(100 * x))} %`;
   return table(
     [
       'scenario',

@@ -9,7 +9,8 @@ import { eventually } from '@bank/shared/testing';
 import { generateWebhookSecret } from '@bank/shared/webhooks';
 import { BenchContext, log } from './context';
 import { cpuMs, Running, startCardIssue, withClient } from './infra';
-import { load, RunResult } from './load';
+import { load } from './load';
+import type { RunResult } from './rows';
 import { overheadSettings } from './overhead';
 import { Scenario } from './scenarios';
 
