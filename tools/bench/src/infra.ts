@@ -1,5 +1,5 @@
 import { ChildProcess, execSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
@@ -183,6 +183,18 @@ export function startCardIssue(
   );
 }
 
+/** Starts the processes one after the other; if one fails, stops those already started. */
+export async function startEach(starts: (() => Promise<Running>)[]): Promise<Running[]> {
+  const started: Running[] = [];
+  try {
+    for (const start of starts) started.push(await start());
+    return started;
+  } catch (error) {
+    for (const running of started) await running.stop();
+    throw error;
+  }
+}
+
 export function startRegistration(ctx: BenchContext, url: string): Promise<Running> {
   return startProcess(ctx, 'client-registration', ['dist/apps/client-registration/main.js'], {
     ...serviceEnv(ctx),
@@ -220,31 +232,6 @@ export function startBaseline(
 }
 
 // ---------------------------------------------------------------- machine and clean-up
-
-/** Resident memory of a process in MB (0 once it is gone). */
-export function rssMb(pid: number | undefined): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const USER_HZ = 100;
-
-/** CPU time (user + system) a process has used so far, in ms (0 once it is gone). */
-export function cpuMs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
-  } catch {
-    return 0;
-  }
-}
 
 export interface Machine {
   cores: number;

@@ -6,43 +6,15 @@ import type { Machine } from './infra';
 import { f0, f1, f2, f3, pct, table } from './format';
 import type { ProfileRun } from './profile';
 import type { OutboxStormResult } from './outbox-storm';
-import {
-  FIRST_WARMUP_S,
-  OVERHEAD_CONFIGURATIONS,
-  OVERHEAD_TARGET,
-  overheadSettings,
-  type OverheadResult,
-  type OverheadRow,
-} from './overhead';
+import { FIRST_WARMUP_S } from './load';
+import { OVERHEAD_CONFIGURATIONS, overheadSettings, type OverheadResult } from './overhead';
 import type { SchedulerResult } from './scheduler';
 import { WEBHOOK_COST, type WebhookCostResult } from './webhook-cost';
 import { DRIVE_CONCURRENCY, INSTRUCTION_PLANS, INSTRUCTION_PROCESSES } from './instructions';
 import { sides, type Row } from './rows';
+import { loadTargets, OVERHEAD_TARGET, overheadVerdict } from './targets';
 
 // ---------------------------------------------------------------- load runs
-
-/**
- * The standing targets a row is judged by (the project brief): card-issue POST at least 0.6 of
- * the like-for-like baseline (same SQL and the same user GET over HTTP; the SQL-only ratio is
- * shown, not judged), GET by id at least 0.85 of its baseline, p99 under 50 ms at 50
- * connections for the GETs, no errors anywhere.
- */
-function targets(row: Row): string {
-  const ratio = row.service.rps / row.baseline.rps;
-  const notes: string[] = [];
-  if (row.scenario.startsWith('POST /api/v1/card-issue') && row.baselineUserGets) {
-    const likeForLike = row.service.rps / row.baselineUserGets.rps;
-    notes.push(
-      likeForLike >= 0.6 ? 'ratio with user GET ok (>= 0.6)' : 'RATIO WITH USER GET MISSED (< 0.6)',
-    );
-  }
-  if (row.scenario.startsWith('GET /api/v1/card-issue/{id}'))
-    notes.push(ratio >= 0.85 ? 'ratio ok (>= 0.85)' : 'RATIO MISSED (< 0.85)');
-  if (row.connections === 50 && row.scenario.startsWith('GET '))
-    notes.push(row.service.p99 < 50 ? 'p99 ok (< 50 ms)' : 'P99 MISSED (>= 50 ms)');
-  if (row.service.errors > 0) notes.push('ERRORS');
-  return notes.join('; ');
-}
 
 export function resultsTable(rows: Row[]): string {
   return table(
@@ -70,7 +42,7 @@ export function resultsTable(rows: Row[]): string {
       sides(r, (x) => `${f1(x.p50)}/${f1(x.p99)}`),
       sides(r, (x) => String(x.errors)),
       sides(r, (x) => f0(x.rssMb)),
-      targets(r),
+      loadTargets(r),
     ]),
   );
 }
@@ -131,20 +103,12 @@ export function overheadTable(result: OverheadResult): string {
           : reference
             ? `${f0(r.instructions.perRequest / 1e3)} k`
             : `${f0(r.instructions.perRequest / 1e3)} k: ${pct(r.instructions.cost)} (processes: ${pct(r.instructions.costRange[0])} to ${pct(r.instructions.costRange[1])})`,
-        r.configuration === OVERHEAD_TARGET.configuration ? overheadVerdict(r) : '',
+        r.configuration === OVERHEAD_TARGET.configuration
+          ? overheadVerdict(r.cost, r.instructions?.cost ?? null)
+          : '',
       ];
     }),
   );
-}
-
-/** The target, judged by CPU time and, where counted, by instructions. */
-function overheadVerdict(row: OverheadRow): string {
-  // 100 * 0.15 is 15.000000000000002 in floating point.
-  const limit = `${f0(100 * OVERHEAD_TARGET.maxCost)} %`;
-  const judge = (cost: number) =>
-    cost <= OVERHEAD_TARGET.maxCost ? `ok (<= ${limit})` : `MISSED (> ${limit})`;
-  const byCpu = `CPU: ${judge(row.cost)}`;
-  return row.instructions ? `${byCpu}; instructions: ${judge(row.instructions.cost)}` : byCpu;
 }
 
 /** The "Observability overhead" section of docs/benchmarks.md. */
@@ -415,25 +379,38 @@ export function writeOverheadSection(section: string): void {
   writeSection(OVERHEAD_HEADING, section, 'observability overhead');
 }
 
-function writeSection(heading: string, section: string, label: string): void {
-  const path = join(ROOT, 'docs', 'benchmarks.md');
-  const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : `${MARK}\n`;
-  const [generated, kept] = current.includes(MARK) ? current.split(MARK) : [current, '\n'];
+/** The mark after the generated part of docs/benchmarks.md: what follows it is written by hand. */
+const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
+
+/**
+ * `doc` (docs/benchmarks.md) with the section under `heading` in its generated part replaced by
+ * `section`, up to the next `## ` heading; added at the end of the generated part if there is no
+ * such section. Everything else is kept.
+ */
+export function replaceSection(doc: string, heading: string, section: string): string {
+  const current = doc.includes(MARK) ? doc : `${doc}${MARK}\n`;
+  const [generated, kept] = current.split(MARK);
   const start = generated.indexOf(heading);
   const next = start < 0 ? -1 : generated.indexOf('\n## ', start + heading.length);
   const updated =
     start < 0
       ? `${generated.trimEnd()}\n\n${section}\n\n`
       : `${generated.slice(0, start)}${section}\n${next < 0 ? '\n' : generated.slice(next)}`;
-  writeFileSync(path, `${updated}${MARK}${kept}`);
+  return `${updated}${MARK}${kept}`;
+}
+
+function writeSection(heading: string, section: string, label: string): void {
+  const path = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(
+    path,
+    replaceSection(existsSync(path) ? readFileSync(path, 'utf8') : '', heading, section),
+  );
   log(`wrote the ${label} section of ${path}`);
 }
 
 /** Replaces the generated part of docs/benchmarks.md; the text after the mark is kept. */
 export function writeBenchmarksDoc(content: string): void {
   const path = join(ROOT, 'docs', 'benchmarks.md');
-  const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
   const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const kept = current.includes(MARK) ? current.split(MARK)[1] : '\n';
   writeFileSync(path, `${content}\n\n${MARK}${kept}`);

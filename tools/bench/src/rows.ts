@@ -3,6 +3,7 @@
  * bench module shares, apart from the modules that measure them (load.ts) and print them
  * (report.ts), so that neither has to import the other.
  */
+import type { Result } from 'autocannon';
 import { f0, f1, f2 } from './format';
 
 export interface RunResult {
@@ -27,6 +28,22 @@ export interface Row {
   baseline: RunResult;
   /** Only for scenarios whose service GETs users over HTTP. */
   baselineUserGets?: RunResult;
+}
+
+/**
+ * One autocannon run as a RunResult, with the CPU time the target process used during it and its
+ * peak RSS; errors are autocannon's errors, timeouts and non-2xx answers.
+ */
+export function runResultOf(result: Result, cpuMsUsed: number, maxRssMb: number): RunResult {
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    rssMb: maxRssMb,
+    cpuMsPerRequest: cpuMsUsed / Math.max(1, result.requests.total),
+    requests: result.requests.total,
+  };
 }
 
 /** `service / baseline / baseline with user GET` of one figure, the last only where measured. */
