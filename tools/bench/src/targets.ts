@@ -58,7 +58,6 @@ export const OVERHEAD_TARGET = { configuration: 'metrics on, tracing 10 %', maxC
  * in instructions.
  */
 export function overheadVerdict(cost: number, instructionsCost: number | null): string {
-  // 100 * 0.15 is 15.000000000000002 in floating point.
   const limit = `${f0(100 * OVERHEAD_TARGET.maxCost)} %`;
   const judge = (c: number) =>
     c <= OVERHEAD_TARGET.maxCost ? `ok (<= ${limit})` : `MISSED (> ${limit})`;
