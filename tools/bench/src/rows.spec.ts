@@ -21,6 +21,10 @@ describe('runResultOf', () => {
     expect(result).toMatchObject({ rps: 9.5, p50: 0, p99: 15, rssMb: 84 });
   });
 
+  it('counts the timed-out request and the 500s once each', () => {
+    expect(result.errors).toBe(6);
+  });
+
   it('divides the CPU time by the requests answered', () => {
     expect(result.requests).toBe(19);
     expect(result.cpuMsPerRequest).toBe(10);
