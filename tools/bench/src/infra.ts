@@ -56,7 +56,7 @@ function postgresVersion(ctx: BenchContext): Promise<string> {
 
 /** Builds both services unless BENCH_SKIP_BUILD=true and a bundle is there already. */
 export function buildServices(ctx: BenchContext): void {
-  if (ctx.settings.skipBuild && existsSync(join(ROOT, 'dist/apps/card-issue/main.js'))) return;
+  if (ctx.settings.skipBuild && existsSync(join(ROOT, CARD_ISSUE_BUNDLE))) return;
   log('building both services (npx nx run-many -t build)');
   const build = spawnSync(
     'npx',
@@ -68,7 +68,7 @@ export function buildServices(ctx: BenchContext): void {
 
 /** The card-issue schema in `url`, through the bundle's own `migrate` command. */
 export function migrateCardIssue(ctx: BenchContext, url: string): void {
-  const result = spawnSync(process.execPath, ['dist/apps/card-issue/main.js', 'migrate'], {
+  const result = spawnSync(process.execPath, [CARD_ISSUE_BUNDLE, 'migrate'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -160,6 +160,9 @@ function serviceEnv(ctx: BenchContext): Record<string, string> {
   return { LOG_LEVEL: 'warn', NODE_ENV: 'production', AUTH_MODE: 'none', X_SECRET: ctx.secret };
 }
 
+/** The card-issue production bundle of the workspace (relative to ROOT). */
+export const CARD_ISSUE_BUNDLE = 'dist/apps/card-issue/main.js';
+
 /** card-issue from its production bundle; scheduler and outbox delivery off unless `extra` says. */
 export function startCardIssue(
   ctx: BenchContext,
@@ -168,10 +171,22 @@ export function startCardIssue(
   nodeArgs: string[] = [],
   launch?: Launch,
 ): Promise<Running> {
+  return startCardIssueFrom(ctx, CARD_ISSUE_BUNDLE, url, extra, nodeArgs, launch);
+}
+
+/** card-issue from `bundle` (a main.js, relative to ROOT or absolute), as startCardIssue. */
+export function startCardIssueFrom(
+  ctx: BenchContext,
+  bundle: string,
+  url: string,
+  extra: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  launch?: Launch,
+): Promise<Running> {
   return startProcess(
     ctx,
-    'card-issue',
-    [...nodeArgs, 'dist/apps/card-issue/main.js'],
+    bundle === CARD_ISSUE_BUNDLE ? 'card-issue' : `card-issue (${bundle})`,
+    [...nodeArgs, bundle],
     {
       ...serviceEnv(ctx),
       DATABASE_URL: url,

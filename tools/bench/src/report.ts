@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BeforeAfterResult } from './before-after';
 import { BenchSettings, ROOT, log } from './context';
 import type { GrowthRow } from './growth';
 import type { Machine } from './infra';
-import { f0, f1, f2, f3, pct, table } from './format';
+import { f0, f1, f2, f3, pct, signedPct, table } from './format';
 import type { ProfileRun } from './profile';
 import type { OutboxStormResult } from './outbox-storm';
 import { FIRST_WARMUP_S } from './load';
@@ -148,6 +149,44 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
     `Checked first: ${result.verified}.`,
     '',
     overheadTable(result),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------- before and after
+
+/** The before/after comparison (before-after.ts): printed, not written to docs/benchmarks.md. */
+export function beforeAfterTable(result: BeforeAfterResult): string {
+  const { rounds, warmupS, durationS } = result.settings;
+  return [
+    `CPU per request: before ${result.bundle}, after the workspace's dist/; ${rounds} rounds of ` +
+      `${warmupS} s warm-up and ${durationS} s measured per bundle, new processes every round. ` +
+      "Change: the CPU per request over all rounds; round spread: the rounds' own changes " +
+      '(each against the other bundle in the same round), first to third quartile.',
+    '',
+    table(
+      [
+        'scenario',
+        'conns',
+        'CPU ms per request before',
+        'after',
+        'change',
+        'round spread',
+        'req/s before / after',
+        'p99 ms before / after',
+        'errors before / after',
+      ],
+      result.rows.map((r) => [
+        r.scenario,
+        String(r.connections),
+        f3(r.before.cpuMsPerRequest),
+        f3(r.after.cpuMsPerRequest),
+        signedPct(r.change),
+        `${signedPct(r.changeSpread[0])} to ${signedPct(r.changeSpread[1])}`,
+        `${f0(r.before.rps)} / ${f0(r.after.rps)}`,
+        `${f1(r.before.p99)} / ${f1(r.after.p99)}`,
+        `${r.before.errors} / ${r.after.errors}`,
+      ]),
+    ),
   ].join('\n');
 }
 
