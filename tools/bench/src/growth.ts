@@ -6,8 +6,10 @@ import {
 } from '@bank/card-issue/testing';
 import { BenchContext, log } from './context';
 import { createDatabase, migrateCardIssue, session, startCardIssue, withClient } from './infra';
-import { RunResult, load } from './load';
+import { load } from './load';
+import type { RunResult } from './rows';
 import { Scenario } from './scenarios';
+import { median } from './stats';
 
 export interface GrowthRow {
   stored: number;
@@ -40,7 +42,7 @@ async function batchMedianMs(url: string): Promise<number> {
       if (moved.rowCount !== 500) throw new Error(`batch moved ${moved.rowCount}`);
     }
   });
-  return timings.sort((a, b) => a - b)[2];
+  return median(timings);
 }
 
 /** GET by client and one scheduler batch with 10^4, 10^5, 10^6 stored requests (up to BENCH_GROWTH_MAX). */

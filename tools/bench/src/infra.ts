@@ -1,5 +1,5 @@
 import { ChildProcess, execSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +56,7 @@ function postgresVersion(ctx: BenchContext): Promise<string> {
 
 /** Builds both services unless BENCH_SKIP_BUILD=true and a bundle is there already. */
 export function buildServices(ctx: BenchContext): void {
-  if (ctx.settings.skipBuild && existsSync(join(ROOT, 'dist/apps/card-issue/main.js'))) return;
+  if (ctx.settings.skipBuild && existsSync(join(ROOT, CARD_ISSUE_BUNDLE))) return;
   log('building both services (npx nx run-many -t build)');
   const build = spawnSync(
     'npx',
@@ -68,7 +68,7 @@ export function buildServices(ctx: BenchContext): void {
 
 /** The card-issue schema in `url`, through the bundle's own `migrate` command. */
 export function migrateCardIssue(ctx: BenchContext, url: string): void {
-  const result = spawnSync(process.execPath, ['dist/apps/card-issue/main.js', 'migrate'], {
+  const result = spawnSync(process.execPath, [CARD_ISSUE_BUNDLE, 'migrate'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -160,6 +160,9 @@ function serviceEnv(ctx: BenchContext): Record<string, string> {
   return { LOG_LEVEL: 'warn', NODE_ENV: 'production', AUTH_MODE: 'none', X_SECRET: ctx.secret };
 }
 
+/** The card-issue production bundle of the workspace (relative to ROOT). */
+export const CARD_ISSUE_BUNDLE = 'dist/apps/card-issue/main.js';
+
 /** card-issue from its production bundle; scheduler and outbox delivery off unless `extra` says. */
 export function startCardIssue(
   ctx: BenchContext,
@@ -168,10 +171,22 @@ export function startCardIssue(
   nodeArgs: string[] = [],
   launch?: Launch,
 ): Promise<Running> {
+  return startCardIssueFrom(ctx, CARD_ISSUE_BUNDLE, url, extra, nodeArgs, launch);
+}
+
+/** card-issue from `bundle` (a main.js, relative to ROOT or absolute), as startCardIssue. */
+export function startCardIssueFrom(
+  ctx: BenchContext,
+  bundle: string,
+  url: string,
+  extra: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  launch?: Launch,
+): Promise<Running> {
   return startProcess(
     ctx,
-    'card-issue',
-    [...nodeArgs, 'dist/apps/card-issue/main.js'],
+    bundle === CARD_ISSUE_BUNDLE ? 'card-issue' : `card-issue (${bundle})`,
+    [...nodeArgs, bundle],
     {
       ...serviceEnv(ctx),
       DATABASE_URL: url,
@@ -181,6 +196,18 @@ export function startCardIssue(
     },
     launch,
   );
+}
+
+/** Starts the processes one after the other; if one fails, stops those already started. */
+export async function startEach(starts: (() => Promise<Running>)[]): Promise<Running[]> {
+  const started: Running[] = [];
+  try {
+    for (const start of starts) started.push(await start());
+    return started;
+  } catch (error) {
+    for (const running of started) await running.stop();
+    throw error;
+  }
 }
 
 export function startRegistration(ctx: BenchContext, url: string): Promise<Running> {
@@ -220,31 +247,6 @@ export function startBaseline(
 }
 
 // ---------------------------------------------------------------- machine and clean-up
-
-/** Resident memory of a process in MB (0 once it is gone). */
-export function rssMb(pid: number | undefined): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const USER_HZ = 100;
-
-/** CPU time (user + system) a process has used so far, in ms (0 once it is gone). */
-export function cpuMs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
-  } catch {
-    return 0;
-  }
-}
 
 export interface Machine {
   cores: number;

@@ -1,11 +1,3 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BenchContext, log } from './context';
-import { Launch, Running, startCardIssue } from './infra';
-import { Scenario } from './scenarios';
-
 /**
  * Instructions per request, counted by valgrind's callgrind in the service process: unlike CPU
  * time they do not depend on what else the machine runs (the same window of requests counts the
@@ -16,12 +8,14 @@ import { Scenario } from './scenarios';
  * which a window does not decide), split into the request's own code (the mutator) and the
  * garbage collections it triggered on the main thread.
  */
-export interface InstructionCounts {
-  /** Mutator instructions per request of each process (its windows' median). */
-  mutator: number[];
-  /** Main-thread garbage-collection instructions per request of each process (all its windows). */
-  gc: number[];
-}
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BenchContext, log } from './context';
+import { Launch, Running, startCardIssue } from './infra';
+import { dumpTotal, gcInstructions, type InstructionCounts } from './callgrind';
+import { Scenario } from './scenarios';
 
 /** How much work a count is: requests before counting, per window, windows per process. */
 export interface Plan {
@@ -75,23 +69,19 @@ async function drive(url: string, scenario: Scenario, count: number) {
   await Promise.all(Array.from({ length: DRIVE_CONCURRENCY }, worker));
 }
 
-/** The instruction total of a callgrind dump (its `summary:` or `totals:` line). */
+/** The instruction total of a callgrind dump file. */
 function totalOf(file: string): number {
-  const match = /^(?:summary|totals): (\d+)/m.exec(readFileSync(file, 'utf8'));
-  if (!match) throw new Error(`no total in ${file}`);
-  return Number(match[1]);
+  return dumpTotal(readFileSync(file, 'utf8'));
 }
 
 /** Instructions spent in V8's garbage collections on the thread of `file`, inclusive. */
 function gcOf(file: string): number {
-  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-  const line = annotated
-    .split('\n')
-    .find((l) => /\?\?\?:v8::internal::Heap::CollectGarbage\(/.test(l));
-  return line ? Number(/^\s*([\d,]+)/.exec(line)![1].replace(/,/g, '')) : 0;
+  return gcInstructions(
+    execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    }),
+  );
 }
 
 /** One card-issue process under callgrind: warmed up natively, then `plan.windows` counted windows. */
@@ -193,10 +183,4 @@ export async function countInstructions(
   };
   await Promise.all([worker(), worker()]);
   return counts;
-}
-
-/** Mean instructions per request (mutator + gc) over the processes. */
-export function instructionsPerRequest(counts: InstructionCounts): number {
-  const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
-  return mean(counts.mutator) + mean(counts.gc);
 }

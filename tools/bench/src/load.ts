@@ -1,23 +1,10 @@
 import autocannon from 'autocannon';
 import { BenchContext, log } from './context';
-import { Running, cpuMs, rssMb } from './infra';
+import { Running } from './infra';
+import { cpuMs, rssMb } from './proc';
 import { Scenario } from './scenarios';
-import { describeRow } from './report';
-
-export interface RunResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  rssMb: number;
-  /**
-   * CPU time (user + system) the target process spent per request answered: unlike req/s it
-   * hardly depends on what else runs on the machine.
-   */
-  cpuMsPerRequest: number;
-  /** Requests answered (all rounds, when combined). */
-  requests: number;
-}
+import { describeRow, runResultOf, type Row, type RunResult } from './rows';
+import { combine, type Combine } from './stats';
 
 /** One autocannon run of `scenario` against `target`, sampling the peak RSS of its process. */
 export async function load(
@@ -49,39 +36,10 @@ export async function load(
         },
       ],
     });
-    return {
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.errors + result.timeouts + result.non2xx,
-      rssMb: maxRss,
-      cpuMsPerRequest: (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests.total),
-      requests: result.requests.total,
-    };
+    return runResultOf(result, cpuMs(pid) - cpuBefore, maxRss);
   } finally {
     clearInterval(sampler);
   }
-}
-
-/** How the rounds of one target are combined into one result. */
-export type Combine = 'mean' | 'median';
-
-export function combine(results: RunResult[], how: Combine): RunResult {
-  const pick = (f: (r: RunResult) => number) => {
-    if (how === 'mean') return results.reduce((s, r) => s + f(r), 0) / results.length;
-    const sorted = results.map(f).sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
-  return {
-    rps: pick((r) => r.rps),
-    p50: pick((r) => r.p50),
-    p99: pick((r) => r.p99),
-    errors: results.reduce((s, r) => s + r.errors, 0),
-    rssMb: Math.max(...results.map((r) => r.rssMb)),
-    cpuMsPerRequest: pick((r) => r.cpuMsPerRequest),
-    requests: results.reduce((s, r) => s + r.requests, 0),
-  };
 }
 
 /** The processes the load runs go to. */
@@ -107,15 +65,6 @@ export async function stopAll(targets: LoadTargets): Promise<void> {
     targets.cardJwt,
   ];
   for (const running of all) await running.stop();
-}
-
-export interface Row {
-  scenario: string;
-  connections: number;
-  service: RunResult;
-  baseline: RunResult;
-  /** Only for scenarios whose service GETs users over HTTP. */
-  baselineUserGets?: RunResult;
 }
 
 /**
@@ -155,6 +104,44 @@ export async function measureRound(
     const i = (round + turn) % targets.length;
     await load(targets[i], scenario, connections, settings.warmupS);
     runs[i] = await load(targets[i], scenario, connections, settings.durationS);
+  }
+  return runs;
+}
+
+/** Seconds of each scenario a new process runs before its first measured run (measureFreshRounds). */
+export const FIRST_WARMUP_S = 5;
+
+/**
+ * `settings.rounds` rounds of every scenario against new processes, started by `start` afresh for
+ * every round and stopped at its end: `runs[scenario][process][round]`. How V8 compiles a
+ * process's hot code differs from one process to the next and stays with it (instruction counts of
+ * the same bundle differ by up to 12 % between processes and by 1-2 % between windows of one), so
+ * one process per side for the whole run would lend that side its one process's luck. Each new
+ * process first runs FIRST_WARMUP_S of each scenario: it spends its first seconds compiling its hot
+ * code (on threads whose CPU time counts), and 2 s of warm-up measured it 60 % dearer per GET than
+ * a warm one. Then each scenario is one measureRound, the processes in turn.
+ */
+export async function measureFreshRounds(
+  start: () => Promise<Running[]>,
+  scenarios: Scenario[],
+  connections: number,
+  settings: Pick<BenchContext['settings'], 'rounds' | 'warmupS' | 'durationS'>,
+  label: string,
+): Promise<RunResult[][][]> {
+  const runs: RunResult[][][] = scenarios.map(() => []);
+  for (let round = 0; round < settings.rounds; round++) {
+    const targets = await start();
+    try {
+      for (const target of targets)
+        for (const scenario of scenarios) await load(target, scenario, connections, FIRST_WARMUP_S);
+      for (const [s, scenario] of scenarios.entries()) {
+        const measured = await measureRound(targets, scenario, connections, settings, round);
+        measured.forEach((run, i) => (runs[s][i] ??= []).push(run));
+      }
+    } finally {
+      for (const target of targets) await target.stop();
+    }
+    log(`${label}: round ${round + 1} of ${settings.rounds} done`);
   }
   return runs;
 }

@@ -14,8 +14,12 @@
  * overhead" runs the card-issue POST and GET by id with metrics and tracing on and off
  * (overhead.ts) and rewrites only that section of docs/benchmarks.md; one that matches "webhook
  * cost" runs the card-issue POST with one webhook subscription and with none (webhook-cost.ts) and
- * rewrites only that section.
+ * rewrites only that section; one that matches "before after" compares the CPU per request of the
+ * card-issue POST and GET by id from BENCH_BEFORE_DIST's bundle with the workspace's dist/
+ * (before-after.ts: BENCH_ROUNDS, BENCH_WARMUP_S, BENCH_DURATION_S where set, else 9 rounds of
+ * 1 s + 5 s) and prints the table only.
  */
+import { BEFORE_AFTER, beforeAfterBench, beforeAfterSettings, beforeBundle } from './before-after';
 import { BenchContext, log } from './context';
 import { createLoadFixtures, createPayloads } from './fixtures';
 import { growthBench } from './growth';
@@ -32,6 +36,7 @@ import { LoadTargets, runLoadScenarios, stopAll } from './load';
 import { profileCardIssue } from './profile';
 import {
   authCostLines,
+  beforeAfterTable,
   benchmarksDoc,
   growthTable,
   OBSERVABILITY_OVERHEAD,
@@ -56,6 +61,10 @@ import { WEBHOOK_COST, webhookCostBench } from './webhook-cost';
 
 async function main(ctx: BenchContext): Promise<void> {
   const began = Date.now();
+  // Checked before anything starts: a comparison that cannot run should not take minutes to say so.
+  const before = ctx.settings.only?.test(BEFORE_AFTER)
+    ? { bundle: beforeBundle(), settings: beforeAfterSettings() }
+    : null;
   const machine = await describeMachine(ctx);
   log(`${machine.postgres}, ${machine.cores} cores, node ${machine.node}`);
   buildServices(ctx);
@@ -103,6 +112,11 @@ async function main(ctx: BenchContext): Promise<void> {
       const webhookCost = await webhookCostBench(ctx, cardDb, overheadScenarios[0]);
       console.log(`\n${webhookCostTable(webhookCost)}\n`);
       writeWebhookCostSection(webhookCostSection(webhookCost, ctx.settings));
+    }
+    if (before) {
+      const { bundle, settings } = before;
+      const compared = await beforeAfterBench(ctx, cardDb, overheadScenarios, bundle, settings);
+      console.log(`\n${beforeAfterTable(compared)}\n`);
     }
     return;
   }

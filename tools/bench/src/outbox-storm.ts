@@ -1,6 +1,7 @@
 import { createUser, selfVirtual } from '@bank/card-issue/testing';
 import { BenchContext, log, sleep } from './context';
 import { createDatabase, migrateCardIssue, startCardIssue, withClient } from './infra';
+import { percentile } from './stats';
 
 export interface OutboxStormResult {
   clients: number;
@@ -30,12 +31,6 @@ async function send(url: string, method: string, body: unknown): Promise<Respons
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length
-    ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-    : 0;
 }
 
 /**

@@ -2,10 +2,13 @@ import { createUser, selfVirtual } from '@bank/card-issue/testing';
 import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/shared/testing';
 import { CLIENT_SPANS_SCOPE, PG_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
 import { BenchContext, log } from './context';
-import { Running, startCardIssue } from './infra';
-import { combine, load, measureRound, RunResult } from './load';
-import { callgrindAvailable, countInstructions, instructionsPerRequest } from './instructions';
+import { instructionCost, instructionsPerRequest, type InstructionCost } from './callgrind';
+import { Running, startCardIssue, startEach } from './infra';
+import { measureFreshRounds } from './load';
+import type { RunResult } from './rows';
+import { callgrindAvailable, countInstructions } from './instructions';
 import { Scenario } from './scenarios';
+import { compareRounds } from './stats';
 
 /** One way of running card-issue: its observability switches. */
 interface Configuration {
@@ -56,12 +59,6 @@ export function overheadSettings(
   };
 }
 
-/** Seconds of each scenario a new process runs before its first measured run (see overheadBench). */
-export const FIRST_WARMUP_S = 5;
-
-/** The configuration the issue's target is about: at most 10 % of throughput. */
-export const OVERHEAD_TARGET = { configuration: 'metrics on, tracing 10 %', maxCost: 0.1 };
-
 export interface OverheadRow {
   scenario: string;
   connections: number;
@@ -78,13 +75,7 @@ export interface OverheadRow {
   /** CPU time per request over the one with both off, ms. */
   extraCpuMs: number;
   /** Instructions per request under callgrind (null where valgrind is not installed). */
-  instructions: {
-    perRequest: number;
-    /** 1 - (the reference's instructions per request) / (this configuration's). */
-    cost: number;
-    /** The lowest and highest cost of single processes (each against the reference's mean). */
-    costRange: [number, number];
-  } | null;
+  instructions: InstructionCost | null;
 }
 
 export interface OverheadResult {
@@ -167,58 +158,31 @@ export async function overheadBench(
   const verified = await verifyBundleTraces(ctx, cardDb);
   log(`bundle traces: ${verified}`);
   const sink = await startOtlpReceiver({ keep: false });
-  const settings = overheadSettings(ctx.settings);
   const connections = 50;
-  // runs[scenario][configuration][round]
-  const runs: RunResult[][][] = scenarios.map(() => OVERHEAD_CONFIGURATIONS.map(() => []));
   try {
-    for (let round = 0; round < settings.rounds; round++) {
-      // Fresh processes every round: how V8 compiles a process's hot code differs from one process
-      // to the next and stays with it (instruction counts of the same bundle differ by up to 12 %
-      // between processes and by 1-2 % between windows of one), so one process per configuration
-      // for the whole run would lend that configuration its one process's luck.
-      const targets = await startConfigurations(ctx, cardDb, sink.url);
-      try {
-        // A new process spends its first seconds compiling its hot code (on threads whose CPU
-        // time counts): 2 s of warm-up measured it 60 % dearer per GET than a warm one.
-        for (const target of targets)
-          for (const scenario of scenarios)
-            await load(target, scenario, connections, FIRST_WARMUP_S);
-        for (const [s, scenario] of scenarios.entries()) {
-          const measured = await measureRound(targets, scenario, connections, settings, round);
-          measured.forEach((run, i) => runs[s][i].push(run));
-        }
-      } finally {
-        for (const target of targets) await target.stop();
-      }
-      log(`observability overhead: round ${round + 1} of ${settings.rounds} done`);
-    }
+    // runs[scenario][configuration][round]
+    const runs = await measureFreshRounds(
+      () => startConfigurations(ctx, cardDb, sink.url),
+      scenarios,
+      connections,
+      overheadSettings(ctx.settings),
+      'observability overhead',
+    );
     const rows: OverheadRow[] = [];
     scenarios.forEach((scenario, s) => {
-      const rounds = runs[s];
-      // Each configuration's CPU per request over all its rounds (total CPU / total requests): a
-      // major garbage collection falls in one 5 s run or the next, and would move a single run's
-      // figure by 10-30 %; over every run it counts as often as it happens.
-      const results = rounds.map((configurationRuns) => ({
-        ...combine(configurationRuns, 'median'),
-        cpuMsPerRequest: pooledCpuMsPerRequest(configurationRuns),
-      }));
-      results.forEach((result, i) => {
-        // How much the rounds agree, paired by round (the configurations of a round ran back to
-        // back, so what disturbed the machine then disturbed them alike): the quartiles of each
-        // round's CPU per request over the reference's in the same round.
-        const ratios = rounds[i].map(
-          (run, r) => run.cpuMsPerRequest / rounds[0][r].cpuMsPerRequest,
-        );
-        const costOf = (ratio: number) => 1 - 1 / ratio;
+      const compared = compareRounds(runs[s]);
+      compared.forEach(({ result, ratio, ratioQuartiles }, i) => {
+        // A replica that spends `ratio` times the reference's CPU per request answers 1/ratio of
+        // its requests: it loses 1 - 1/ratio of its throughput.
+        const costOf = (r: number) => 1 - 1 / r;
         const row: OverheadRow = {
           scenario: scenario.name,
           connections,
           configuration: OVERHEAD_CONFIGURATIONS[i].name,
           result,
-          cost: 1 - results[0].cpuMsPerRequest / result.cpuMsPerRequest,
-          costSpread: [costOf(quantile(ratios, 0.25)), costOf(quantile(ratios, 0.75))],
-          extraCpuMs: result.cpuMsPerRequest - results[0].cpuMsPerRequest,
+          cost: costOf(ratio),
+          costSpread: [costOf(ratioQuartiles[0]), costOf(ratioQuartiles[1])],
+          extraCpuMs: result.cpuMsPerRequest - compared[0].result.cpuMsPerRequest,
           instructions: null,
         };
         rows.push(row);
@@ -257,14 +221,7 @@ async function addInstructionCounts(
     const row = rows.find(
       (r) => r.scenario === scenario.name && r.configuration === configurations[i].name,
     );
-    if (!row) return;
-    const perRequest = instructionsPerRequest(count);
-    const single = count.mutator.map((m, p) => 1 - reference / (m + count.gc[p]));
-    row.instructions = {
-      perRequest,
-      cost: 1 - reference / perRequest,
-      costRange: [Math.min(...single), Math.max(...single)],
-    };
+    if (row) row.instructions = instructionCost(count, reference);
   });
 }
 
@@ -274,34 +231,14 @@ function processEnv(configuration: Configuration, sinkUrl: string): Record<strin
 }
 
 /** One card-issue process per configuration, from the production bundle, on `cardDb`. */
-async function startConfigurations(
+function startConfigurations(
   ctx: BenchContext,
   cardDb: string,
   sinkUrl: string,
 ): Promise<Running[]> {
-  const targets: Running[] = [];
-  try {
-    for (const configuration of OVERHEAD_CONFIGURATIONS)
-      targets.push(await startCardIssue(ctx, cardDb, processEnv(configuration, sinkUrl)));
-    return targets;
-  } catch (error) {
-    for (const target of targets) await target.stop();
-    throw error;
-  }
-}
-
-/** The q-quantile of `values` (linear between the two nearest ranks). */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  return sorted[low] + (sorted[Math.min(low + 1, sorted.length - 1)] - sorted[low]) * (at - low);
-}
-
-/** CPU time per request over several runs: their total CPU over their total requests. */
-function pooledCpuMsPerRequest(runs: RunResult[]): number {
-  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
-  return (
-    runs.reduce((sum, run) => sum + run.cpuMsPerRequest * run.requests, 0) / Math.max(1, requests)
+  return startEach(
+    OVERHEAD_CONFIGURATIONS.map(
+      (configuration) => () => startCardIssue(ctx, cardDb, processEnv(configuration, sinkUrl)),
+    ),
   );
 }

@@ -1,68 +1,21 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BeforeAfterResult } from './before-after';
 import { BenchSettings, ROOT, log } from './context';
 import type { GrowthRow } from './growth';
 import type { Machine } from './infra';
-import type { RunResult, Row } from './load';
+import { f0, f1, f2, f3, pct, signedPct, table } from './format';
 import type { ProfileRun } from './profile';
 import type { OutboxStormResult } from './outbox-storm';
-import {
-  FIRST_WARMUP_S,
-  OVERHEAD_CONFIGURATIONS,
-  OVERHEAD_TARGET,
-  overheadSettings,
-  type OverheadResult,
-  type OverheadRow,
-} from './overhead';
+import { FIRST_WARMUP_S } from './load';
+import { OVERHEAD_CONFIGURATIONS, overheadSettings, type OverheadResult } from './overhead';
 import type { SchedulerResult } from './scheduler';
 import { WEBHOOK_COST, type WebhookCostResult } from './webhook-cost';
 import { DRIVE_CONCURRENCY, INSTRUCTION_PLANS, INSTRUCTION_PROCESSES } from './instructions';
-
-const f0 = (n: number) => n.toFixed(0);
-const f1 = (n: number) => n.toFixed(1);
-const f2 = (n: number) => n.toFixed(2);
-const f3 = (n: number) => n.toFixed(3);
-
-function table(header: string[], rows: string[][]): string {
-  return [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
-}
+import { sides, type Row } from './rows';
+import { loadTargets, OVERHEAD_TARGET, overheadVerdict } from './targets';
 
 // ---------------------------------------------------------------- load runs
-
-/**
- * The standing targets a row is judged by (the project brief): card-issue POST at least 0.6 of
- * the like-for-like baseline (same SQL and the same user GET over HTTP; the SQL-only ratio is
- * shown, not judged), GET by id at least 0.85 of its baseline, p99 under 50 ms at 50
- * connections for the GETs, no errors anywhere.
- */
-function targets(row: Row): string {
-  const ratio = row.service.rps / row.baseline.rps;
-  const notes: string[] = [];
-  if (row.scenario.startsWith('POST /api/v1/card-issue') && row.baselineUserGets) {
-    const likeForLike = row.service.rps / row.baselineUserGets.rps;
-    notes.push(
-      likeForLike >= 0.6 ? 'ratio with user GET ok (>= 0.6)' : 'RATIO WITH USER GET MISSED (< 0.6)',
-    );
-  }
-  if (row.scenario.startsWith('GET /api/v1/card-issue/{id}'))
-    notes.push(ratio >= 0.85 ? 'ratio ok (>= 0.85)' : 'RATIO MISSED (< 0.85)');
-  if (row.connections === 50 && row.scenario.startsWith('GET '))
-    notes.push(row.service.p99 < 50 ? 'p99 ok (< 50 ms)' : 'P99 MISSED (>= 50 ms)');
-  if (row.service.errors > 0) notes.push('ERRORS');
-  return notes.join('; ');
-}
-
-/** `service / baseline / baseline with user GET` of one figure, the last only where measured. */
-function sides(row: Row, figure: (r: RunResult) => string): string {
-  return [row.service, row.baseline, row.baselineUserGets]
-    .filter((r): r is RunResult => r !== undefined)
-    .map(figure)
-    .join(' / ');
-}
 
 export function resultsTable(rows: Row[]): string {
   return table(
@@ -90,7 +43,7 @@ export function resultsTable(rows: Row[]): string {
       sides(r, (x) => `${f1(x.p50)}/${f1(x.p99)}`),
       sides(r, (x) => String(x.errors)),
       sides(r, (x) => f0(x.rssMb)),
-      targets(r),
+      loadTargets(r),
     ]),
   );
 }
@@ -114,25 +67,12 @@ export function authCostLines(rows: Row[], verify: { rs256: number; es256: numbe
   ].join('\n');
 }
 
-/** One line per measured row, for the log while the bench runs. */
-export function describeRow(row: Row): string {
-  const withGet = row.baselineUserGets
-    ? `, baseline with user GET ${f0(row.baselineUserGets.rps)} req/s, ratio ${f2(row.service.rps / row.baselineUserGets.rps)}`
-    : '';
-  return (
-    `${row.scenario} c=${row.connections}: service ${f0(row.service.rps)} req/s p99 ${f1(row.service.p99)} ms, ` +
-    `baseline ${f0(row.baseline.rps)} req/s, ratio ${f2(row.service.rps / row.baseline.rps)}${withGet}, ` +
-    `errors ${sides(row, (x) => String(x.errors))}`
-  );
-}
-
 // ---------------------------------------------------------------- observability overhead
 
 /** The name BENCH_ONLY matches to run the observability overhead runs. */
 export const OBSERVABILITY_OVERHEAD = 'observability overhead';
 
 export function overheadTable(result: OverheadResult): string {
-  const pct = (x: number) => `${x >= 0 ? '' : '-'}${f1(Math.abs(100 * x))} %`;
   return table(
     [
       'scenario',
@@ -164,20 +104,12 @@ export function overheadTable(result: OverheadResult): string {
           : reference
             ? `${f0(r.instructions.perRequest / 1e3)} k`
             : `${f0(r.instructions.perRequest / 1e3)} k: ${pct(r.instructions.cost)} (processes: ${pct(r.instructions.costRange[0])} to ${pct(r.instructions.costRange[1])})`,
-        r.configuration === OVERHEAD_TARGET.configuration ? overheadVerdict(r) : '',
+        r.configuration === OVERHEAD_TARGET.configuration
+          ? overheadVerdict(r.cost, r.instructions?.cost ?? null)
+          : '',
       ];
     }),
   );
-}
-
-/** The target, judged by CPU time and, where counted, by instructions. */
-function overheadVerdict(row: OverheadRow): string {
-  const judge = (cost: number) =>
-    cost <= OVERHEAD_TARGET.maxCost
-      ? `ok (<= ${100 * OVERHEAD_TARGET.maxCost} %)`
-      : `MISSED (> ${100 * OVERHEAD_TARGET.maxCost} %)`;
-  const byCpu = `CPU: ${judge(row.cost)}`;
-  return row.instructions ? `${byCpu}; instructions: ${judge(row.instructions.cost)}` : byCpu;
 }
 
 /** The "Observability overhead" section of docs/benchmarks.md. */
@@ -202,7 +134,7 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
       'The cost per request is the CPU time (user + system, /proc/<pid>/stat) the service process spent per request answered; ' +
       'a replica is CPU-bound, so the throughput it loses is 1 - (CPU per request with both off) / (CPU per request of the configuration). ' +
       'That is what the target is judged by: unlike req/s it hardly depends on what else the shared machine runs at the time. ' +
-      `Target (issue 15): metrics plus 10 %-sampled tracing cost at most ${100 * OVERHEAD_TARGET.maxCost} % of throughput.`,
+      `Target: metrics plus 10 %-sampled tracing cost at most ${f0(100 * OVERHEAD_TARGET.maxCost)} % of the CPU per request (the throughput lost).`,
     '',
     'Instructions per request (tools/bench/src/instructions.ts): the same configurations, each in ' +
       `${INSTRUCTION_PROCESSES} more processes started under valgrind's callgrind, warmed up uncounted (${n(get.warmup)} GETs or ${n(post.warmup)} POSTs), ` +
@@ -217,6 +149,44 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
     `Checked first: ${result.verified}.`,
     '',
     overheadTable(result),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------- before and after
+
+/** The before/after comparison (before-after.ts): printed, not written to docs/benchmarks.md. */
+export function beforeAfterTable(result: BeforeAfterResult): string {
+  const { rounds, warmupS, durationS } = result.settings;
+  return [
+    `CPU per request: before ${result.bundle}, after the workspace's dist/; ${rounds} rounds of ` +
+      `${warmupS} s warm-up and ${durationS} s measured per bundle, new processes every round. ` +
+      "Change: the CPU per request over all rounds; round spread: the rounds' own changes " +
+      '(each against the other bundle in the same round), first to third quartile.',
+    '',
+    table(
+      [
+        'scenario',
+        'conns',
+        'CPU ms per request before',
+        'after',
+        'change',
+        'round spread',
+        'req/s before / after',
+        'p99 ms before / after',
+        'errors before / after',
+      ],
+      result.rows.map((r) => [
+        r.scenario,
+        String(r.connections),
+        f3(r.before.cpuMsPerRequest),
+        f3(r.after.cpuMsPerRequest),
+        signedPct(r.change),
+        `${signedPct(r.changeSpread[0])} to ${signedPct(r.changeSpread[1])}`,
+        `${f0(r.before.rps)} / ${f0(r.after.rps)}`,
+        `${f1(r.before.p99)} / ${f1(r.after.p99)}`,
+        `${r.before.errors} / ${r.after.errors}`,
+      ]),
+    ),
   ].join('\n');
 }
 
@@ -448,25 +418,38 @@ export function writeOverheadSection(section: string): void {
   writeSection(OVERHEAD_HEADING, section, 'observability overhead');
 }
 
-function writeSection(heading: string, section: string, label: string): void {
-  const path = join(ROOT, 'docs', 'benchmarks.md');
-  const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
-  const current = existsSync(path) ? readFileSync(path, 'utf8') : `${MARK}\n`;
-  const [generated, kept] = current.includes(MARK) ? current.split(MARK) : [current, '\n'];
+/** The mark after the generated part of docs/benchmarks.md: what follows it is written by hand. */
+const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
+
+/**
+ * `doc` (docs/benchmarks.md) with the section under `heading` in its generated part replaced by
+ * `section`, up to the next `## ` heading; added at the end of the generated part if there is no
+ * such section. Everything else is kept.
+ */
+export function replaceSection(doc: string, heading: string, section: string): string {
+  const current = doc.includes(MARK) ? doc : `${doc}${MARK}\n`;
+  const [generated, kept] = current.split(MARK);
   const start = generated.indexOf(heading);
   const next = start < 0 ? -1 : generated.indexOf('\n## ', start + heading.length);
   const updated =
     start < 0
       ? `${generated.trimEnd()}\n\n${section}\n\n`
       : `${generated.slice(0, start)}${section}\n${next < 0 ? '\n' : generated.slice(next)}`;
-  writeFileSync(path, `${updated}${MARK}${kept}`);
+  return `${updated}${MARK}${kept}`;
+}
+
+function writeSection(heading: string, section: string, label: string): void {
+  const path = join(ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(
+    path,
+    replaceSection(existsSync(path) ? readFileSync(path, 'utf8') : '', heading, section),
+  );
   log(`wrote the ${label} section of ${path}`);
 }
 
 /** Replaces the generated part of docs/benchmarks.md; the text after the mark is kept. */
 export function writeBenchmarksDoc(content: string): void {
   const path = join(ROOT, 'docs', 'benchmarks.md');
-  const MARK = '<!-- end of generated part: text below is kept by npm run bench -->';
   const current = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const kept = current.includes(MARK) ? current.split(MARK)[1] : '\n';
   writeFileSync(path, `${content}\n\n${MARK}${kept}`);

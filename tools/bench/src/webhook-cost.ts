@@ -8,10 +8,13 @@ import { join } from 'node:path';
 import { eventually } from '@bank/shared/testing';
 import { generateWebhookSecret } from '@bank/shared/webhooks';
 import { BenchContext, log } from './context';
-import { cpuMs, Running, startCardIssue, withClient } from './infra';
-import { load, RunResult } from './load';
+import { Running, startCardIssue, withClient } from './infra';
+import { load } from './load';
+import type { RunResult } from './rows';
 import { overheadSettings } from './overhead';
+import { cpuMs } from './proc';
 import { Scenario } from './scenarios';
+import { median } from './stats';
 
 /** The name BENCH_ONLY matches to run the webhook cost runs. */
 export const WEBHOOK_COST = 'webhook cost';
@@ -73,12 +76,6 @@ function selfSignedCertificate(dir: string): { key: string; cert: string; certPa
   if (result.status !== 0) throw new Error(`openssl failed: ${result.stderr}`);
   return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), certPath };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /**
  * Issue 17 item 6: the added cost of a card-issue POST with one webhook subscription active

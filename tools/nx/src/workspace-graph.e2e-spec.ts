@@ -23,10 +23,10 @@ describe('Nx workspace graph (process)', () => {
   it('gives `test` to the projects with tests and to no other', () => {
     const withTest = projects('--with-target', 'test');
     expect(withTest).toEqual(
-      expect.arrayContaining(['card-issue', 'client-registration', 'nx-tools']),
+      expect.arrayContaining(['card-issue', 'client-registration', 'nx-tools', 'bench']),
     );
     // Libraries without a test file and projects without Jest get no test target.
-    for (const name of ['shared-errors', 'openapi', 'bench']) {
+    for (const name of ['shared-errors', 'openapi']) {
       expect(withTest).not.toContain(name);
     }
     expect(projects('--with-target', 'test:integration')).toEqual(
