@@ -13,13 +13,15 @@ const { existsSync, readdirSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 /** Test tiers and their file suffixes; the order is the order `test` lists them in. */
-// `alone`: the end-to-end tests time processes, schedulers and outages; beside another
-// project's e2e tests on 2 cores they failed (503s, statement timeouts), so Nx runs an e2e task
-// with no other task beside it (target `parallelism: false`). Unit and integration tasks share.
+// `alone`: Nx runs an e2e task with no other task beside it (target `parallelism: false`), and
+// that task's Jest runs two files at a time (`workers`), one per core of the CI machine: each
+// end-to-end file is one Node.js thread (the app, the test and PGlite share it), so a second
+// file uses the second core, where one Jest worker left it to the first. Unit and integration
+// tasks share the machine through Nx's --parallel=2 with Jest's default (one worker on 2 cores).
 const TIERS = {
   unit: { suffix: '.spec.ts', cache: true, alone: false },
   integration: { suffix: '.integration-spec.ts', cache: false, alone: false },
-  e2e: { suffix: '.e2e-spec.ts', cache: false, alone: true },
+  e2e: { suffix: '.e2e-spec.ts', cache: false, alone: true, workers: 2 },
 };
 
 /** Folders of a project that hold tests (jest.preset.js testMatch). */
@@ -58,9 +60,11 @@ function testTargets(root, tiers) {
   if (!tiers.length) return {};
   const targets = {};
   for (const tier of tiers) {
-    const { cache, alone } = TIERS[tier];
+    const { cache, alone, workers } = TIERS[tier];
     targets[`test:${tier}`] = {
-      command: `node --experimental-vm-modules node_modules/jest/bin/jest.js --config ${root}/jest.config.js`,
+      command:
+        `node --experimental-vm-modules node_modules/jest/bin/jest.js --config ${root}/jest.config.js` +
+        (workers ? ` --maxWorkers=${workers}` : ''),
       options: { cwd: '{workspaceRoot}', env: { JEST_TIER: tier } },
       cache,
       parallelism: !alone,

@@ -78,8 +78,10 @@ describe('test tiers (tools/nx/test-tiers.js)', () => {
       expect(targets['test:e2e']).toMatchObject({ cache: false });
     });
 
-    it('runs an end-to-end task with no other task beside it', () => {
+    it('runs an end-to-end task with no other task beside it, two files at a time', () => {
       expect(targets['test:e2e']).toMatchObject({ parallelism: false });
+      expect(targets['test:e2e'].command).toMatch(/ --maxWorkers=2$/);
+      expect(targets['test:unit'].command).not.toContain('--maxWorkers');
       expect(targets['test:unit']).toMatchObject({ parallelism: true });
       expect(targets['test:integration']).toMatchObject({ parallelism: true });
     });
