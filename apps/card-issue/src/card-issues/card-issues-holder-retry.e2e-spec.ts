@@ -126,6 +126,16 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
   });
 
   const sweep = () => t.app.get(HolderSweeper).sweep();
+  /**
+   * Every pending creation becomes older than HOLDER_SWEEP_AFTER_MS, as if that time had passed:
+   * the sweeper compares the database's clock with touched_at, so moving touched_at back stands
+   * for the wait without waiting.
+   */
+  const ageCreations = () =>
+    t.dataSource.query(
+      `UPDATE card_issue_holder_creations SET touched_at = touched_at - $1 * interval '1 millisecond'`,
+      [SWEEP_AFTER_MS + 100],
+    );
   const pendingCreations = async (): Promise<number> =>
     Number(
       (await t.dataSource.query('SELECT count(*) AS n FROM card_issue_holder_creations'))[0].n,
@@ -271,7 +281,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
   describe('holders whose request was never retried (HolderSweeper)', () => {
     beforeEach(async () => {
       // Creations other tests left (e.g. a FAILED holder's) must not count here.
-      await sleep(SWEEP_AFTER_MS);
+      await ageCreations();
       await sweep();
     });
 
@@ -280,7 +290,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
       const res = await request(t.url).post(API).send(thirdParty(holder)).expect(201);
       expect(res.body.status).toBe('CREATED');
       expect(await pendingCreations()).toBe(0);
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       await sweep();
       expect(await usersWithPassport(holder)).toEqual([await holderOf(res.body.requestId)]);
     });
@@ -301,7 +311,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
       expect(await sweep()).toEqual({ deleted: 0, settled: 0 });
       expect(await usersWithPassport(holder)).toHaveLength(1);
 
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       const sweepStarted = Date.now();
       expect(await sweep()).toEqual({ deleted: 1, settled: 0 });
       const swept = Date.now() - sweepStarted;
@@ -327,7 +337,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
       it('sweeps each holder under a root span of its own, with its create and delete at the user service as client spans', async () => {
         const holder = aUser();
         const userId = await lostCreation(holder, 'holder-sweep-traced');
-        await sleep(SWEEP_AFTER_MS + 100);
+        await ageCreations();
         tracing.memory.reset();
         expect(await sweep()).toEqual({ deleted: 1, settled: 0 });
 
@@ -360,7 +370,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
     it('a retry after the sweep succeeds with a new user', async () => {
       const holder = aUser();
       const swept = await lostCreation(holder, 'holder-late-retry');
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       expect((await sweep()).deleted).toBe(1);
 
       const retry = await request(t.url)
@@ -384,7 +394,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
     it('a retry while its holder is being swept gets 503 and stores nothing; after the sweep it succeeds', async () => {
       const holder = aUser();
       await lostCreation(holder);
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       // The sweeper's delete is held back while the client retries.
       let retried: Promise<request.Response> | undefined;
       proxy.beforeAnswer = async ({ method }) => {
@@ -417,13 +427,13 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
     it('a retry that comes back before the sweep keeps its user (the creation is touched again)', async () => {
       const holder = aUser();
       const created = await lostCreation(holder, 'holder-retried-in-time');
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       const retry = await request(t.url)
         .post(API)
         .set('Idempotency-Key', 'holder-retried-in-time')
         .send(thirdParty(holder));
       expect(retry.body.status).toBe('CREATED');
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       expect(await sweep()).toEqual({ deleted: 0, settled: 0 });
       expect(await usersWithPassport(holder)).toEqual([created]);
     });
@@ -431,7 +441,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
     it('a user service that is down leaves the creation for a later run', async () => {
       const holder = aUser();
       await lostCreation(holder);
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       // Every answer to the sweeper's create comes after its timeout.
       proxy.beforeAnswer = async ({ method }) => {
         if (method === 'POST') await sleep(700);
@@ -456,7 +466,7 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
     it('two sweepers at once delete each abandoned user once', async () => {
       const holders = [aUser(), aUser(), aUser()];
       for (const holder of holders) await lostCreation(holder);
-      await sleep(SWEEP_AFTER_MS + 100);
+      await ageCreations();
       const runs = await Promise.all([sweep(), sweep()]);
       expect(runs[0].deleted + runs[1].deleted).toBe(3);
       for (const holder of holders) expect(await usersWithPassport(holder)).toEqual([]);
