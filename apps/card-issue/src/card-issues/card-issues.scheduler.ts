@@ -15,7 +15,9 @@ import { IdempotencyService } from './idempotency.service';
 import { StatusMovesService } from './status-moves.service';
 import { SchedulerMetrics } from './scheduler.metrics';
 
-const MOVES = 'card-issue-status-moves';
+/** The status moves' interval in the SchedulerRegistry. */
+export const STATUS_MOVES_INTERVAL = 'card-issue-status-moves';
+const MOVES = STATUS_MOVES_INTERVAL;
 const CLEANUP = 'card-issue-idempotency-cleanup';
 const HOUR = 3_600_000;
 

@@ -1,11 +1,13 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, eventually, sleep, TestDatabase } from '@bank/shared/testing';
+import { createTestDatabase, eventually, TestDatabase } from '@bank/shared/testing';
 import { SECRET, startCardIssue } from '../../test/card-issue.harness';
 import { selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
 import { bulkRequests, seedCardIssues } from '../../test/bulk-requests.fixture';
 import { createUser } from '../../test/users.fixture';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { STATUS_MOVES_INTERVAL } from './card-issues.scheduler';
 import { StatusMovesService } from './status-moves.service';
 
 const API = '/api/v1/card-issue';
@@ -67,6 +69,8 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
     const a = await boot();
     const b = await boot();
     try {
+      for (const t of [a, b])
+        expect(t.app.get(SchedulerRegistry).getIntervals()).toContain(STATUS_MOVES_INTERVAL);
       const moved = [a, b].map((t) => {
         const spy = jest.spyOn(t.app.get(StatusMovesService), 'moveBatch');
         return spy;
@@ -137,6 +141,7 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
     // since any replica would deliver the shared outbox.
     const app = await boot({ OUTBOX_ENABLED: 'false', SCHEDULER_ENABLED: 'false' });
     let down = true;
+    let refused = 0;
     const forwarded: { requestId: string; kind: string; sequence?: number }[] = [];
     // The only stand-in: a proxy in front of the real operation service that can play dead.
     const proxy: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -145,6 +150,7 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
       req.on('end', () => {
         void (async () => {
           if (down) {
+            refused += 1;
             res.writeHead(503).end();
             return;
           }
@@ -198,7 +204,8 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
         [ids],
       );
       expect(ops).toBe(0);
-      await sleep(300); // a few failed rounds
+      // Deliveries were tried and refused while down (the outbox retries them later).
+      await eventually(async () => refused > 0, 30_000, 20);
       down = false;
       await eventually(
         async () => {
@@ -274,7 +281,8 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
     try {
       const owner = await createUser(app.url);
       const { requestId } = (await request(app.url).post(API).send(selfVirtual(owner))).body;
-      await sleep(1_000); // ten ticks' worth
+      // No timer to tick: with the scheduler on, this interval moves due requests.
+      expect(app.app.get(SchedulerRegistry).getIntervals()).not.toContain(STATUS_MOVES_INTERVAL);
       const record = (await request(app.url).get(`${API}/${requestId}`)).body;
       expect(record.status).toBe('CREATED');
       expect(record.history).toHaveLength(1);
