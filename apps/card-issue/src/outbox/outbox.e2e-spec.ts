@@ -6,7 +6,6 @@ import {
   createTestDatabase,
   eventually,
   RunningTestService,
-  sleep,
   TestDatabase,
 } from '@bank/shared/testing';
 import { startCardIssue } from '../../test/card-issue.harness';
@@ -111,7 +110,7 @@ describe('outbox under load and failure (e2e)', () => {
           }
         }),
       );
-      await sleep(300);
+      await eventually(async () => sent >= 50, 15_000, 10);
       // Another request, created while the storm runs: its create goes out promptly.
       const probe = (await request(t.url).post(API).send(selfVirtual(owner))).body.requestId;
       try {
@@ -247,10 +246,12 @@ describe('outbox under load and failure (e2e)', () => {
         await request(down.url).patch(`${API}/${id}/status`).send({ status: 'PROCESSING' });
       const outbox = down.app.get(OutboxService);
       expect(await outbox.deliverBatch()).toBe(3); // the creates, attempt 1
-      await sleep(50);
-      expect(await outbox.deliverBatch()).toBe(3); // attempt 2: the last one
-      await sleep(50);
-      expect(await outbox.deliverBatch()).toBe(0); // dead creates hold their statuses back
+      // Attempt 2, the last one, once the 10 ms back-off has passed (a round before claims none).
+      let retried = 0;
+      await eventually(async () => (retried = await outbox.deliverBatch()) > 0, 10_000, 5);
+      expect(retried).toBe(3);
+      // The statuses were never tried, so no back-off holds them: the dead creates do.
+      expect(await outbox.deliverBatch()).toBe(0);
       expect(await statesOf(down.dataSource, ids)).toEqual({ DEAD: 3, PENDING: 3 });
       expect(logs.lines.filter((l) => l.level === 'error')).toEqual([
         {
