@@ -4,6 +4,7 @@ import { queryValue } from './support/figures';
 import { ErrorShape, errorShapeProblem } from './support/shapes';
 import {
   createTestDatabase,
+  eventually,
   figureDatabase,
   FiguresTable,
   formatMs,
@@ -138,18 +139,23 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
 
     // Not a stack per request: the outage is a handful of lines (one per failure kind at once,
     // then one per interval with the count of the others), none the generic "Unexpected error".
-    await sleep(LOG_INTERVAL_MS + 500);
-    const lines = nonAccessLines(child!.output().slice(logBefore));
+    const logged = () => {
+      const lines = nonAccessLines(child!.output().slice(logBefore));
+      const outageLines = lines
+        .filter((line) => /Database unavailable/.test(line))
+        .map((line) => JSON.parse(line) as { suppressed: number });
+      // Every failed request is accounted for: logged on its own line or counted in one.
+      const counted =
+        outageLines.reduce((sum, line) => sum + 1 + line.suppressed, 0) -
+        outageLines.filter((line) => line.suppressed > 0).length;
+      return { lines, outageLines, counted };
+    };
+    // The counts of the others come with the interval's summary line: wait for it.
+    await eventually(async () => logged().counted >= FAILING_REQUESTS, LOG_INTERVAL_MS + 15_000);
+    const { lines, outageLines, counted } = logged();
     expect(lines.filter((line) => /Unexpected error/.test(line))).toEqual([]);
-    const outageLines = lines
-      .filter((line) => /Database unavailable/.test(line))
-      .map((line) => JSON.parse(line) as { suppressed: number });
     expect(lines.length).toBeLessThanOrEqual(6);
     expect(outageLines.length).toBeGreaterThan(0);
-    // Every failed request is accounted for: logged on its own line or counted in one.
-    const counted =
-      outageLines.reduce((sum, line) => sum + 1 + line.suppressed, 0) -
-      outageLines.filter((line) => line.suppressed > 0).length;
     expect(counted).toBe(FAILING_REQUESTS);
 
     // The database comes back: the service recovers by itself, no restart.

@@ -4,6 +4,7 @@ import { HttpResult, sendJson } from './support/http';
 import {
   closedPort,
   createTestDatabase,
+  eventually,
   RunningTestService,
   sleep,
   TestDatabase,
@@ -271,7 +272,8 @@ describe('faults: SIGKILL under load', () => {
       }
     };
     const load = Promise.all(Array.from({ length: 4 }, worker));
-    await sleep(1_500);
+    // Killed mid-load, once it has acknowledged some writes (not after a fixed time).
+    await eventually(async () => acknowledged.length > 10, 30_000, 20);
     await child.stop('SIGKILL');
     stop = true;
     await load;

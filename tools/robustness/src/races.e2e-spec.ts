@@ -1,5 +1,5 @@
 import { sendJson } from './support/http';
-import { RunningTestService, sleep } from '@bank/shared/testing';
+import { eventually, RunningTestService, sleep } from '@bank/shared/testing';
 import {
   aUser,
   BACKGROUND_OFF,
@@ -189,8 +189,15 @@ describe('races: PATCH against the scheduler', () => {
       }
     };
     await Promise.all(Array.from({ length: PATCH_WORKERS }, (_, w) => worker(w)));
-    // Let the scheduler finish what it started.
-    await sleep(1_000);
+    // Let the scheduler finish: nothing left for it to move (every request final or PATCHed away).
+    await eventually(async () => {
+      const [{ open }] = await s.dataSource.query<{ open: number }[]>(
+        `SELECT count(*)::int AS open FROM card_issue_requests
+          WHERE request_id = ANY($1) AND status IN ('CREATED', 'PROCESSING')`,
+        [ids.map((x) => x.id)],
+      );
+      return open === 0;
+    }, 30_000);
     expect(patches).toBeGreaterThan(50);
 
     const rows = await s.dataSource.query<
