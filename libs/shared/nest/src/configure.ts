@@ -24,7 +24,7 @@ import { enableCors } from './cors';
 import { ErrorShapeFilter } from './errors/error-shape.filter';
 import { BaseEnvironment } from './environment';
 import { ENVIRONMENT } from './core.module';
-import { operationsPaths } from './logging';
+import { operationsPaths } from '@bank/shared/logging';
 
 import {
   AuthKeysUnavailableError,

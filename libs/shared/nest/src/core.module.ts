@@ -18,7 +18,7 @@ import { NotInFutureConstraint } from '@bank/shared/validation';
 import { stopTracing } from '@bank/shared/tracing';
 import { AuthModule, AuthSettings, parsePublicKey } from '@bank/shared/auth';
 import { authModeOf, BaseEnvironment, validateEnvironment } from './environment';
-import { logFormat, loggerParams } from './logging';
+import { logFormat, loggerParams } from '@bank/shared/logging';
 import { HealthController, SERVICE_NAME } from './health/health.controller';
 
 /** Injection token of the service's validated environment (its own subclass of BaseEnvironment). */

@@ -1,8 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger, Type } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock, formatLocalDateTime } from '@bank/shared/calendar';
-import { RateLimitedLog } from '../rate-limited-log';
-import { logSafeMessage } from '../log-safe-error';
+import { logSafeMessage, RateLimitedLog } from '@bank/shared/logging';
 import { Problem, toProblem } from './problem';
 import type { PlatformAnswers } from '../swagger';
 

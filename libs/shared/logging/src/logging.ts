@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { Params } from 'nestjs-pino';
 import pino from 'pino';
-import { REQUEST_ID_HEADER } from './http-adapter';
+import { REQUEST_ID_HEADER } from '@bank/shared/tracing';
 import { logSafeError } from './log-safe-error';
 import { redactLogLine } from './redact-log';
 
