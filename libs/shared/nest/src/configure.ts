@@ -10,7 +10,7 @@ import {
   createValidationPipe,
   useNestContainerForValidation,
 } from '@bank/shared/validation';
-import { PlatformAnswers, SwaggerSettings, setupSwagger } from './swagger';
+import { PlatformAnswers, SwaggerSettings, setupSwagger } from '@bank/shared/openapi';
 import { parseTrustProxy } from './trust-proxy';
 import {
   configureConnections,

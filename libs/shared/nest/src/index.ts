@@ -8,7 +8,6 @@ export * from './environment';
 export * from './http-adapter';
 export * from './route-methods';
 export * from './cors';
-export * from './swagger';
 export * from './health/health-response.dto';
 export * from './health/health.controller';
 export * from './health/health.module';

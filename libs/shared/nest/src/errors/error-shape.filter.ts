@@ -3,7 +3,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock, formatLocalDateTime } from '@bank/shared/calendar';
 import { logSafeMessage, RateLimitedLog } from '@bank/shared/logging';
 import { Problem, toProblem } from './problem';
-import type { PlatformAnswers } from '../swagger';
+import type { PlatformAnswers } from '@bank/shared/openapi';
 
 /** How a filter answers and logs failures that are not the client's (set from the environment). */
 export interface ErrorShapeSettings {
