@@ -11,16 +11,16 @@ import {
   useNestContainerForValidation,
 } from '@bank/shared/validation';
 import { PlatformAnswers, SwaggerSettings, setupSwagger } from '@bank/shared/openapi';
-import { parseTrustProxy } from './trust-proxy';
 import {
   configureConnections,
+  enableCors,
+  parseTrustProxy,
   configureTrustProxy,
   routeFrameworkErrorsTo,
   routeMethodsOf,
   setResponseHeaders,
   ShuttingDownError,
-} from './http-adapter';
-import { enableCors } from './cors';
+} from '@bank/shared/http';
 import { ErrorShapeFilter } from './errors/error-shape.filter';
 import { BaseEnvironment } from './environment';
 import { ENVIRONMENT } from './core.module';

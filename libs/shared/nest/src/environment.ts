@@ -13,9 +13,8 @@ import {
   validateSync,
 } from 'class-validator';
 import { DateTime } from 'luxon';
-import { trustProxyProblem } from './trust-proxy';
 import { ASYMMETRIC_ALGORITHMS, AuthMode, parsePublicKey } from '@bank/shared/auth';
-import { corsOriginsProblem, parseCorsOrigins } from './cors';
+import { corsOriginsProblem, parseCorsOrigins, trustProxyProblem } from '@bank/shared/http';
 
 export const toBoolean = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;

@@ -9,7 +9,7 @@ import {
 import { CoreModule, ENVIRONMENT } from './core.module';
 import { listen } from './configure';
 import { BaseEnvironment, maskCredentials, validateEnvironment } from './environment';
-import { createHttpAdapter } from './http-adapter';
+import { createHttpAdapter } from '@bank/shared/http';
 import { retainTickShape } from './tick-shape';
 
 export interface ServiceDefinition<T extends BaseEnvironment> {

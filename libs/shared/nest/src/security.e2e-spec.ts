@@ -13,7 +13,7 @@ import { BaseEnvironment } from './environment';
 import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
 import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
 import { HealthController } from './health/health.controller';
-import { createHttpAdapter } from './http-adapter';
+import { createHttpAdapter } from '@bank/shared/http';
 
 @Controller('t')
 class ProbeController {

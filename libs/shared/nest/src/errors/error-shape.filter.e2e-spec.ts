@@ -7,7 +7,7 @@ import request from 'supertest';
 import { DomainError } from '@bank/shared/errors';
 import { Test } from '@nestjs/testing';
 import { Clock, FixedClock } from '@bank/shared/calendar';
-import { createHttpAdapter } from '../http-adapter';
+import { createHttpAdapter } from '@bank/shared/http';
 import { CoreModule } from '../core.module';
 import { configureHttpApp } from '../configure';
 import { CardIssueExceptionFilter } from './card-issue-exception.filter';

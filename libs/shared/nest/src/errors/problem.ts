@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { HttpException } from '@nestjs/common';
 import { databaseUnavailable, uniqueViolationConstraint } from '@bank/shared/database';
 import { DomainError, FieldError, RequestValidationError } from '@bank/shared/errors';
-import { MethodNotAllowedError } from '../route-methods';
+import { MethodNotAllowedError } from '@bank/shared/http';
 
 /**
  * What went wrong, independent of how a service renders it. Every exception that
