@@ -116,7 +116,7 @@ export function corsDelegator(origins: readonly string[], routes: RouteMethods) 
 }
 
 /** Answers cross-origin requests from the configured origins (see corsDelegator); none: no CORS. */
-export function enableCors(
+export function installCors(
   app: NestFastifyApplication,
   origins: readonly string[] | undefined,
   routes: RouteMethods,

@@ -1,4 +1,8 @@
+import { INestApplication } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { HTTPMethod } from 'find-my-way';
+import { fastifyAdapterOf } from './adapter-of';
+import { frameworkErrorHandlerOf } from './error-answers';
 
 /**
  * Options of Fastify's router that decide whether a URL matches a route; the adapter's router
@@ -9,7 +13,7 @@ export const ROUTER_OPTIONS = { maxParamLength: 200, useSemicolonDelimiter: fals
 /**
  * Which methods each route pattern answers, for a concrete URL. Fastify's findRoute/hasRoute
  * match patterns, not URLs, and its router is private: this is a second find-my-way router
- * filled from the onRoute hook (see createHttpAdapter), consulted only for the requests no
+ * filled from the onRoute hook (see installRouteMethods), consulted only for the requests no
  * route matched (405 with Allow instead of 404) and for CORS preflights.
  */
 export class RouteMethods {
@@ -59,4 +63,40 @@ export class MethodNotAllowedError extends Error {
   ) {
     super(`Method ${method} is not supported by this resource; it supports ${allowed.join(', ')}`);
   }
+}
+
+/** The route table of each adapter (set by installRouteMethods). */
+const routeTables = new WeakMap<object, RouteMethods>();
+
+/**
+ * Fills the app's RouteMethods table from Fastify's onRoute hook (before any route is
+ * registered), and answers a request no route matched, on a path some route has under another
+ * method, 405 with Allow instead of Nest's 404: the resource exists (in the error shape, through
+ * the service's filter).
+ */
+export function installRouteMethods(app: INestApplication): void {
+  const adapter = fastifyAdapterOf(app);
+  const routes = new RouteMethods();
+  routeTables.set(adapter, routes);
+  adapter.getInstance().addHook('onRoute', (route) => routes.add(route.method, route.url));
+  const setNotFoundHandler = adapter.setNotFoundHandler.bind(adapter);
+  adapter.setNotFoundHandler = (handler: (request: FastifyRequest, reply: FastifyReply) => void) =>
+    setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+      const allowed = routes.allowedMethods(request.url);
+      if (allowed.length === 0) return handler(request, reply);
+      const error = new MethodNotAllowedError(request.method, allowed);
+      const errorHandler = frameworkErrorHandlerOf(adapter);
+      if (errorHandler) return errorHandler(error, request, reply);
+      void reply
+        .code(error.statusCode)
+        .header('allow', allowed.join(', '))
+        .send({ statusCode: error.statusCode, message: error.message });
+    });
+}
+
+/** The methods each path of the app's routes supports (see RouteMethods). */
+export function routeMethodsOf(app: INestApplication): RouteMethods {
+  const routes = routeTables.get(app.getHttpAdapter());
+  if (!routes) throw new Error('installRouteMethods has not run on this app');
+  return routes;
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
+import { INestApplication } from '@nestjs/common';
 
 /**
  * Whether the peer at `hop` (0: the socket's own peer, then each X-Forwarded-For entry from
@@ -57,4 +58,20 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
     return (_address, hop) => hop < hops;
   }
   return proxyAddr.compile(text.split(',').map((part) => part.trim()));
+}
+
+/** Which proxies are trusted, per adapter (see installTrustProxy). */
+const trustSettings = new WeakMap<object, TrustProxy>();
+
+/**
+ * Sets which peers' X-Forwarded-For the adapter believes (TRUST_PROXY): request.ip, the rate
+ * limit's key, is the nearest address not trusted. Until this is called, nobody is trusted.
+ */
+export function installTrustProxy(app: INestApplication, trust: TrustProxy): void {
+  trustSettings.set(app.getHttpAdapter(), trust);
+}
+
+/** The adapter's trust function (createHttpAdapter's trustProxy asks it on every request). */
+export function trustProxyOf(adapter: object): TrustProxy {
+  return trustSettings.get(adapter) ?? TRUST_NOBODY;
 }

@@ -73,7 +73,7 @@ export const SHUTDOWN_REST_MS = 5_000;
 
 /**
  * The graceful shutdown (enableShutdownHooks: app.close() on SIGTERM) closes the HTTP
- * connections left at SHUTDOWN_TIMEOUT_MS (see createHttpAdapter); should anything after that
+ * connections left at SHUTDOWN_TIMEOUT_MS (see installGracefulShutdown); should anything after that
  * hang (the database pool, a background job), the process still ends SHUTDOWN_REST_MS later,
  * inside the orchestrator's grace period, instead of being killed at its end.
  */

@@ -7,13 +7,13 @@ import { Test } from '@nestjs/testing';
 import { TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import request from 'supertest';
 import { Clock, FixedClock } from '@bank/shared/calendar';
-import { HELMET_OPTIONS, configureHttpApp } from './configure';
+import { configureHttpApp } from './configure';
 import { CoreModule } from './core.module';
 import { BaseEnvironment } from './environment';
 import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
 import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
 import { HealthController } from './health/health.controller';
-import { createHttpAdapter } from '@bank/shared/http';
+import { createHttpAdapter, HELMET_OPTIONS } from '@bank/shared/http';
 
 @Controller('t')
 class ProbeController {

@@ -89,7 +89,7 @@ export interface PlatformAnswers {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** The response header every answer carries (see createHttpAdapter). */
+/** The response header every answer carries (see installRequestId). */
 export const REQUEST_ID_RESPONSE_HEADER = 'X-Request-Id';
 
 function isHealth(operation: OperationObject): boolean {
@@ -98,7 +98,7 @@ function isHealth(operation: OperationObject): boolean {
 
 /**
  * The answers every route may give whatever its handler does (see ErrorShapeFilter,
- * createHttpAdapter and the rate limit of CoreModule): 503 with Retry-After when the database
+ * libs/shared/http and the rate limit of CoreModule): 503 with Retry-After when the database
  * is unavailable or the service is shutting down, 500 on an unexpected error, 429 with the
  * rate-limit headers when RATE_LIMIT is set, and, for a route with a body, 408 when it does
  * not arrive in time, 413 over the body limit, 415 when it is not JSON and 400 when it is

@@ -42,7 +42,7 @@ interface FrameworkError {
 
 /**
  * Maps Fastify's own request errors (raised before a route handler runs) and the connection's
- * (Node's client errors, the shutdown: see http-adapter.ts).
+ * (Node's client errors, the shutdown: see libs/shared/http).
  */
 const FASTIFY_CODES: Record<string, { status: number; code: string; message: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: {

@@ -2,7 +2,8 @@ import { Agent, request as httpRequest } from 'node:http';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { createHttpAdapter } from './http-adapter';
+import { createHttpAdapter } from './adapter';
+import { installGracefulShutdown } from './shutdown';
 
 @Controller('slow')
 class SlowController {
@@ -32,12 +33,13 @@ function get(
   });
 }
 
-describe('createHttpAdapter: closing with keep-alive requests in flight', () => {
+describe('installGracefulShutdown: closing with keep-alive requests in flight', () => {
   it('answers them with Connection: close, so the server closes at once instead of after keepAliveTimeout', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [SlowModule] }).compile();
     const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), {
       logger: false,
     });
+    installGracefulShutdown(app);
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
     const agent = new Agent({ keepAlive: true });
