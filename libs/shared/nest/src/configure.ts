@@ -24,7 +24,7 @@ import {
 } from '@bank/shared/http';
 import { instrumentFastify } from '@bank/shared/tracing';
 import { ErrorShapeFilter } from './errors/error-shape.filter';
-import { BaseEnvironment } from './environment';
+import { BaseEnvironment } from '@bank/shared/config';
 import { ENVIRONMENT } from './core.module';
 import { operationsPaths } from '@bank/shared/logging';
 

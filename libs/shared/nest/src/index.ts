@@ -4,7 +4,6 @@ export * from './errors/registration-error-body.dto';
 export * from './errors/error-shape.filter';
 export * from './errors/card-issue-exception.filter';
 export * from './errors/registration-exception.filter';
-export * from './environment';
 export * from './health/health-response.dto';
 export * from './health/health.controller';
 export * from './health/health.module';

@@ -8,7 +8,7 @@ import {
 } from '@bank/shared/database';
 import { CoreModule, ENVIRONMENT } from './core.module';
 import { listen } from './configure';
-import { BaseEnvironment, maskCredentials, validateEnvironment } from './environment';
+import { BaseEnvironment, maskCredentials, validateEnvironment } from '@bank/shared/config';
 import { createHttpAdapter } from '@bank/shared/http';
 import { retainTickShape } from './tick-shape';
 

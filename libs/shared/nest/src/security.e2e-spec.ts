@@ -9,7 +9,7 @@ import request from 'supertest';
 import { Clock, FixedClock } from '@bank/shared/calendar';
 import { configureHttpApp } from './configure';
 import { CoreModule } from './core.module';
-import { BaseEnvironment } from './environment';
+import { BaseEnvironment } from '@bank/shared/config';
 import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
 import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
 import { HealthController } from './health/health.controller';

@@ -12,7 +12,7 @@ import { CoreModule } from '../core.module';
 import { configureHttpApp } from '../configure';
 import { CardIssueExceptionFilter } from './card-issue-exception.filter';
 import { RegistrationExceptionFilter } from './registration-exception.filter';
-import { BaseEnvironment } from '../environment';
+import { BaseEnvironment } from '@bank/shared/config';
 
 class Inner {
   @IsString()

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { authModeOf, BaseEnvironment, validateEnvironment } from './environment';
-import { CoreModule } from './core.module';
+import { authSettingsOf } from './auth-settings';
 
 class Env extends BaseEnvironment {
   override PORT = 3000;
@@ -46,7 +46,7 @@ describe('AUTH_* configuration', () => {
       AUTH_MODE: 'none',
       DATABASE_URL: 'postgres://h/db',
     });
-    expect(CoreModule.authSettings(env, 'svc')).toEqual({
+    expect(authSettingsOf(env, 'svc')).toEqual({
       mode: 'none',
       realm: 'svc',
       production: true,
@@ -61,7 +61,7 @@ describe('AUTH_* configuration', () => {
 
   it('builds the jwt settings with the documented defaults', () => {
     const env = validateEnvironment(Env, { ...JWT, AUTH_AUDIENCE: 'a, b' });
-    expect(CoreModule.authSettings(env, 'svc')).toEqual({
+    expect(authSettingsOf(env, 'svc')).toEqual({
       mode: 'jwt',
       realm: 'svc',
       production: false,
@@ -116,7 +116,7 @@ describe('AUTH_* configuration', () => {
         AUTH_JWKS_URL: undefined,
         AUTH_PUBLIC_KEY: pem,
       });
-      const settings = CoreModule.authSettings(env, 'svc');
+      const settings = authSettingsOf(env, 'svc');
       expect(settings.mode === 'jwt' && 'publicKey' in settings.jwt.keys).toBe(true);
     }
   });
