@@ -23,7 +23,7 @@ import {
   ShuttingDownError,
 } from '@bank/shared/http';
 import { instrumentFastify } from '@bank/shared/tracing';
-import { ErrorShapeFilter } from './errors/error-shape.filter';
+import { ErrorShapeFilter } from '@bank/shared/error-shape';
 import { BaseEnvironment } from '@bank/shared/config';
 import { ENVIRONMENT } from './core.module';
 import { operationsPaths } from '@bank/shared/logging';

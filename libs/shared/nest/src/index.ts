@@ -1,7 +1,5 @@
-export * from './errors/problem';
 export * from './errors/card-issue-error-body.dto';
 export * from './errors/registration-error-body.dto';
-export * from './errors/error-shape.filter';
 export * from './errors/card-issue-exception.filter';
 export * from './errors/registration-exception.filter';
 export * from './health/health-response.dto';

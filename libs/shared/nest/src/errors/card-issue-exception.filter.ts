@@ -1,8 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { Catch } from '@nestjs/common';
 import { CardIssueErrorBody } from './card-issue-error-body.dto';
-import { ErrorShapeFilter } from './error-shape.filter';
-import { Problem } from './problem';
+import { ErrorShapeFilter, Problem } from '@bank/shared/error-shape';
 
 /** Renders every failure as the card-issue error body: the status's reason phrase, field errors by full path. */
 @Catch()

@@ -1,6 +1,5 @@
 import { Catch } from '@nestjs/common';
-import { ErrorShapeFilter } from './error-shape.filter';
-import { Problem } from './problem';
+import { ErrorShapeFilter, Problem } from '@bank/shared/error-shape';
 import { RegistrationErrorBody } from './registration-error-body.dto';
 
 /** Renders every failure as the registration error body, in Russian. */
