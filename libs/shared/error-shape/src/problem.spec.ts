@@ -42,11 +42,17 @@ describe('toProblem', () => {
     });
   });
 
-  it("names Nest's unknown route and Fastify's own request errors without echoing them", () => {
+  it("names Nest's unknown route, the rate limit and Fastify's own errors without echoing them", () => {
     expect(toProblem(new HttpException('Cannot GET /nowhere', 404))).toMatchObject({
       status: 404,
       code: 'ROUTE_NOT_FOUND',
       message: 'No route for GET /nowhere',
+    });
+    expect(toProblem(new HttpException('Too Many Requests', 429))).toEqual({
+      status: 429,
+      code: 'TOO_MANY_REQUESTS',
+      message: 'Too many requests; retry later',
+      unexpected: false,
     });
     expect(toProblem({ code: 'FST_ERR_BAD_URL', message: "'/%E0' is not a valid url" })).toEqual({
       status: 400,

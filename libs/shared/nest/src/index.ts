@@ -1,6 +1,4 @@
-export * from './errors/card-issue-error-body.dto';
 export * from './errors/registration-error-body.dto';
-export * from './errors/card-issue-exception.filter';
 export * from './errors/registration-exception.filter';
 export * from './health/health-response.dto';
 export * from './health/health.controller';

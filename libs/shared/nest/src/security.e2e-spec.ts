@@ -1,7 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import helmet from 'helmet';
-import { Controller, Get, Module } from '@nestjs/common';
+import { Catch, Controller, Get, Module } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
@@ -10,7 +10,7 @@ import { Clock, FixedClock } from '@bank/shared/calendar';
 import { configureHttpApp } from './configure';
 import { CoreModule } from './core.module';
 import { BaseEnvironment } from '@bank/shared/config';
-import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
+import { ErrorShapeFilter, Problem } from '@bank/shared/error-shape';
 import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
 import { HealthController } from './health/health.controller';
 import { createHttpAdapter, HELMET_OPTIONS } from '@bank/shared/http';
@@ -20,6 +20,44 @@ class ProbeController {
   @Get('ping')
   ping(): { ok: true } {
     return { ok: true };
+  }
+}
+
+/** This test's own error body: the problem the filter reduced the failure to. */
+class ProbeErrorBody {
+  timestamp!: string;
+  status!: number;
+  code!: string;
+  message!: string;
+}
+
+/** A service's filter as the apps write theirs (apps/<app>/src/errors), rendering ProbeErrorBody. */
+@Catch()
+class ProbeExceptionFilter extends ErrorShapeFilter {
+  readonly bodyType = ProbeErrorBody;
+  readonly openApiTexts = {
+    unavailable: 'unavailable',
+    alsoUnavailable: 'also unavailable',
+    retryAfter: 'retry after',
+    requestTimeout: 'request timeout',
+    tooManyRequests: 'too many requests',
+    payloadTooLarge: 'payload too large',
+    unsupportedMediaType: 'unsupported media type',
+    alsoMalformedJson: 'also malformed JSON',
+    internalError: 'internal error',
+    requestId: 'request id',
+    rateLimitLimit: 'rate limit',
+    rateLimitRemaining: 'rate limit remaining',
+    rateLimitReset: 'rate limit reset',
+    bearerScheme: 'bearer',
+    unauthorized: 'unauthorized',
+    wwwAuthenticate: 'challenge',
+    forbidden: 'forbidden',
+    alsoForbidden: 'also forbidden',
+  };
+
+  protected render(problem: Problem, timestamp: string): ProbeErrorBody {
+    return { timestamp, status: problem.status, code: problem.code, message: problem.message };
   }
 }
 
@@ -36,7 +74,7 @@ interface Booted {
 
 // Boots like libs/shared/testing does (that lib depends on this one, so it is not used here).
 async function boot(
-  shape: 'card' | 'registration',
+  shape: 'probe' | 'registration',
   overrides: Record<string, string>,
 ): Promise<Booted> {
   @Module({
@@ -62,8 +100,8 @@ async function boot(
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter());
   configureHttpApp(app, {
     filter:
-      shape === 'card'
-        ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
+      shape === 'probe'
+        ? new ProbeExceptionFilter(clock, 'Europe/Moscow')
         : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
     swagger: {
       documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
@@ -76,7 +114,7 @@ async function boot(
 
 describe('security headers (helmet)', () => {
   let t: Booted;
-  beforeAll(async () => (t = await boot('card', {})));
+  beforeAll(async () => (t = await boot('probe', {})));
   afterAll(() => t.close());
 
   it('are on API responses and on errors', async () => {
@@ -123,7 +161,7 @@ describe('security headers (helmet)', () => {
 
 describe('rate limiting (RATE_LIMIT)', () => {
   it('is off by default', async () => {
-    const t = await boot('card', {});
+    const t = await boot('probe', {});
     try {
       for (let i = 0; i < 20; i++) expect((await request(t.url).get('/t/ping')).status).toBe(200);
     } finally {
@@ -132,7 +170,7 @@ describe('rate limiting (RATE_LIMIT)', () => {
   });
 
   it.each([
-    ['card', { error: 'Too Many Requests', message: 'Too many requests; retry later' }],
+    ['probe', { code: 'TOO_MANY_REQUESTS', message: 'Too many requests; retry later' }],
     [
       'registration',
       { error: 'Слишком много запросов', message: 'Превышен лимит запросов, повторите позже' },
@@ -182,7 +220,7 @@ describe('rate limiting (RATE_LIMIT)', () => {
   ])(
     'with TRUST_PROXY %s, a new X-Forwarded-For per request does not dodge the limit',
     async (_name, trust) => {
-      const t = await boot('card', { RATE_LIMIT: '3', ...trust });
+      const t = await boot('probe', { RATE_LIMIT: '3', ...trust });
       try {
         expect(await statuses(t.url, 5, (i) => `203.0.113.${i + 1}`)).toEqual([
           200, 200, 200, 429, 429,
@@ -200,7 +238,7 @@ describe('rate limiting (RATE_LIMIT)', () => {
   ])(
     'with TRUST_PROXY as %s, the limit is keyed on the address the trusted proxy saw',
     async (_name, TRUST_PROXY) => {
-      const t = await boot('card', { RATE_LIMIT: '3', TRUST_PROXY });
+      const t = await boot('probe', { RATE_LIMIT: '3', TRUST_PROXY });
       try {
         // The client's own entries (left of the proxy's) do not change its address.
         expect(await statuses(t.url, 4, (i) => `198.51.100.${i}, 203.0.113.7`)).toEqual([
@@ -234,7 +272,7 @@ describe('TRUST_PROXY configuration', () => {
 
 describe('DOCS_ENABLED', () => {
   it('false: neither Swagger UI nor the OpenAPI document is served (404), the API still is', async () => {
-    const t = await boot('card', { DOCS_ENABLED: 'false' });
+    const t = await boot('probe', { DOCS_ENABLED: 'false' });
     try {
       for (const path of ['/docs', '/docs-json', '/docs/swagger-ui.css'])
         expect({ path, status: (await request(t.url).get(path)).status }).toEqual({

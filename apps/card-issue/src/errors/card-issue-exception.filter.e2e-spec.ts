@@ -1,18 +1,14 @@
 import { Body, Controller, Get, Module, Param, Post } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsInt, IsString, MaxLength, ValidateNested, IsObject } from 'class-validator';
 import { Type } from 'class-transformer';
 import { QueryFailedError } from 'typeorm';
 import request from 'supertest';
 import { DomainError } from '@bank/shared/errors';
-import { Test } from '@nestjs/testing';
-import { Clock, FixedClock } from '@bank/shared/calendar';
-import { createHttpAdapter } from '@bank/shared/http';
-import { CoreModule } from '../core.module';
-import { configureHttpApp } from '../configure';
-import { CardIssueExceptionFilter } from './card-issue-exception.filter';
-import { RegistrationExceptionFilter } from './registration-exception.filter';
+import { FixedClock } from '@bank/shared/calendar';
 import { BaseEnvironment } from '@bank/shared/config';
+import { configureHttpApp, CoreModule, RegistrationExceptionFilter } from '@bank/shared/nest';
+import { startTestApp, TestApp } from '@bank/shared/testing';
+import { CardIssueExceptionFilter } from './card-issue-exception.filter';
 
 class Inner {
   @IsString()
@@ -95,30 +91,22 @@ class ProbeModule {}
 
 const clock = new FixedClock('2026-03-15T21:30:00.000Z'); // 00:30 on 16 March in Moscow
 
-interface TestApp {
-  url: string;
-  close(): Promise<void>;
-}
-
-// Boots like libs/shared/testing does (that lib depends on this one, so it is not used here).
-async function boot(shape: 'card' | 'registration'): Promise<TestApp> {
-  const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] })
-    .overrideProvider(Clock)
-    .useValue(clock)
-    .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter());
-  configureHttpApp(app, {
-    filter:
-      shape === 'card'
-        ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
-        : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
-    swagger: {
-      documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
-    },
+/** A service of the probe controller alone, with the whole HTTP setup and the given filter. */
+function boot(shape: 'card' | 'registration'): Promise<TestApp> {
+  return startTestApp({
+    module: ProbeModule,
+    clock,
+    configure: (app) =>
+      configureHttpApp(app, {
+        filter:
+          shape === 'card'
+            ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
+            : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
+        swagger: {
+          documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
+        },
+      }),
   });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
 describe('card-issue error shape', () => {
