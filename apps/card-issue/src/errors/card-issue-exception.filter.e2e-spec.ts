@@ -6,7 +6,7 @@ import request from 'supertest';
 import { DomainError } from '@bank/shared/errors';
 import { FixedClock } from '@bank/shared/calendar';
 import { BaseEnvironment } from '@bank/shared/config';
-import { configureHttpApp, CoreModule, RegistrationExceptionFilter } from '@bank/shared/nest';
+import { configureHttpApp, CoreModule } from '@bank/shared/nest';
 import { startTestApp, TestApp } from '@bank/shared/testing';
 import { CardIssueExceptionFilter } from './card-issue-exception.filter';
 
@@ -91,17 +91,14 @@ class ProbeModule {}
 
 const clock = new FixedClock('2026-03-15T21:30:00.000Z'); // 00:30 on 16 March in Moscow
 
-/** A service of the probe controller alone, with the whole HTTP setup and the given filter. */
-function boot(shape: 'card' | 'registration'): Promise<TestApp> {
+/** A service of the probe controller alone, with the whole HTTP setup and the card-issue filter. */
+function boot(): Promise<TestApp> {
   return startTestApp({
     module: ProbeModule,
     clock,
     configure: (app) =>
       configureHttpApp(app, {
-        filter:
-          shape === 'card'
-            ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
-            : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
+        filter: new CardIssueExceptionFilter(clock, 'Europe/Moscow'),
         swagger: {
           documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
         },
@@ -111,7 +108,7 @@ function boot(shape: 'card' | 'registration'): Promise<TestApp> {
 
 describe('card-issue error shape', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await boot('card')));
+  beforeAll(async () => (t = await boot()));
   afterAll(() => t.close());
 
   it('lists every violated field by full path, with a local timestamp', async () => {
@@ -226,67 +223,9 @@ describe('card-issue error shape', () => {
   });
 });
 
-describe('registration error shape', () => {
-  let t: TestApp;
-  beforeAll(async () => (t = await boot('registration')));
-  afterAll(() => t.close());
-
-  it('lists violations as "path: message" details with a Russian title', async () => {
-    const res = await request(t.url)
-      .post('/t/validate')
-      .send({ count: 1, inner: { code: 'ABCD' } });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      timestamp: '2026-03-16T00:30:00.000',
-      status: 400,
-      error: 'Ошибка валидации',
-      message: 'Запрос содержит некорректные данные',
-      details: [expect.stringMatching(/^inner\.code: /)],
-    });
-  });
-
-  it.each([
-    [
-      'malformed JSON',
-      () => request(t.url).post('/t/validate').set('content-type', 'application/json').send('{'),
-      400,
-      'Некорректный запрос',
-    ],
-    ['unknown route', () => request(t.url).get('/nowhere'), 404, 'Ресурс не найден'],
-    [
-      'oversized body',
-      () =>
-        request(t.url)
-          .post('/t/validate')
-          .set('content-type', 'application/json')
-          .send(JSON.stringify({ pad: 'x'.repeat(1024 * 1024) })),
-      413,
-      'Слишком большой запрос',
-    ],
-    ['unique violation', () => request(t.url).get('/t/unique'), 409, 'Конфликт данных'],
-    ['unexpected error', () => request(t.url).get('/t/boom'), 500, 'Внутренняя ошибка сервера'],
-    ['database unavailable', () => request(t.url).get('/t/db-down'), 503, 'Сервис недоступен'],
-  ])('%s gives a Russian body', async (_name, send, status, title) => {
-    const res = await send();
-    expect(res.status).toBe(status);
-    expect(res.body).toMatchObject({ status, error: title });
-    expect(res.body.message).toMatch(/[а-я]/);
-    expect(JSON.stringify(res.body)).not.toMatch(/SELECT|INSERT|at .*\.ts/);
-  });
-
-  it('keeps a domain error title and message', async () => {
-    const res = await request(t.url).get('/t/domain');
-    expect(res.body).toMatchObject({
-      status: 404,
-      error: 'Не найдено',
-      message: 'Thing 42 is gone',
-    });
-  });
-});
-
 describe("Fastify's own router errors", () => {
   let t: TestApp;
-  beforeAll(async () => (t = await boot('card')));
+  beforeAll(async () => (t = await boot()));
   afterAll(() => t.close());
 
   it('a path parameter over 200 characters answers in the error shape', async () => {

@@ -1,5 +1,3 @@
-export * from './errors/registration-error-body.dto';
-export * from './errors/registration-exception.filter';
 export * from './health/health-response.dto';
 export * from './health/health.controller';
 export * from './health/health.module';
