@@ -2,17 +2,16 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import helmet from 'helmet';
 import { Catch, Controller, Get, Module } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
 import { TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import request from 'supertest';
-import { Clock, FixedClock } from '@bank/shared/calendar';
+import { FixedClock } from '@bank/shared/calendar';
 import { configureHttpApp } from './configure';
 import { CoreModule } from './core.module';
 import { BaseEnvironment } from '@bank/shared/config';
 import { ErrorShapeFilter, Problem } from '@bank/shared/error-shape';
 import { HealthController } from './health/health.controller';
-import { createHttpAdapter, HELMET_OPTIONS } from '@bank/shared/http';
+import { HELMET_OPTIONS } from '@bank/shared/http';
+import { startTestApp, TestApp } from '@bank/shared/testing';
 
 @Controller('t')
 class ProbeController {
@@ -66,13 +65,8 @@ class TestEnvironment extends BaseEnvironment {
 
 const clock = new FixedClock('2026-03-15T21:30:00.000Z');
 
-interface Booted {
-  url: string;
-  close(): Promise<void>;
-}
-
-// Boots like libs/shared/testing does (that lib depends on this one, so it is not used here).
-async function boot(overrides: Record<string, string>): Promise<Booted> {
+/** A service of the probe and health controllers, with the whole HTTP setup. */
+function boot(overrides: Record<string, string>): Promise<TestApp> {
   @Module({
     imports: [
       CoreModule.forRoot({
@@ -86,27 +80,26 @@ async function boot(overrides: Record<string, string>): Promise<Booted> {
   })
   class ProbeModule {}
 
-  const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] })
-    .overrideProvider(Clock)
-    .useValue(clock)
+  return startTestApp({
+    module: ProbeModule,
+    clock,
     // No database here: the health check itself is not under test, only whether it is throttled.
-    .overrideProvider(TypeOrmHealthIndicator)
-    .useValue({ pingCheck: () => Promise.resolve({ database: { status: 'up' } }) })
-    .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter());
-  configureHttpApp(app, {
-    filter: new ProbeExceptionFilter(clock, 'Europe/Moscow'),
-    swagger: {
-      documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
-    },
+    override: (builder) =>
+      builder
+        .overrideProvider(TypeOrmHealthIndicator)
+        .useValue({ pingCheck: () => Promise.resolve({ database: { status: 'up' } }) }),
+    configure: (app) =>
+      configureHttpApp(app, {
+        filter: new ProbeExceptionFilter(clock, 'Europe/Moscow'),
+        swagger: {
+          documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
+        },
+      }),
   });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
 describe('security headers (helmet)', () => {
-  let t: Booted;
+  let t: TestApp;
   beforeAll(async () => (t = await boot({})));
   afterAll(() => t.close());
 
