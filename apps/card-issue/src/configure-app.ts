@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { CardIssueExceptionFilter, configureHttpApp } from '@bank/shared/nest';
+import { configureHttpApp } from '@bank/shared/nest';
+import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
 import { REFERENCE_SERVICE_DOCUMENTS } from './reference-services/reference-services.documents';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 

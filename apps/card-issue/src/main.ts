@@ -1,7 +1,8 @@
 import './tracing';
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { CoreModule, maskCredentials, runService, validateEnvironment } from '@bank/shared/nest';
+import { maskCredentials, validateEnvironment } from '@bank/shared/config';
+import { CoreModule, runService } from '@bank/shared/nest';
 import { AppModule } from './app.module';
 import { configureApp } from './configure-app';
 import { CardIssueEnvironment, SERVICE_NAME } from './config/environment.config';

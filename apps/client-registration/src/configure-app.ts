@@ -1,5 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RegistrationExceptionFilter, configureHttpApp } from '@bank/shared/nest';
+import { configureHttpApp } from '@bank/shared/nest';
+import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 
 /** The whole HTTP setup of the service; main.ts and every end-to-end test call it. */

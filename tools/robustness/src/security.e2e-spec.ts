@@ -273,7 +273,7 @@ describe('security: an unexpected error reveals nothing', () => {
     await s?.close();
   });
 
-  // (A 500 from an unexpected error is checked for the same in libs/shared/nest, exception.filter.e2e-spec.ts.)
+  // (A 500 from an unexpected error is checked for the same in apps/card-issue/src/errors/card-issue-exception.filter.e2e-spec.ts.)
   it('an answer to a body that once crashed class-transformer carries no stack, SQL or driver text', async () => {
     const res = await sendJson(`${s.url}/api/v1/card-issue`, 'POST', {
       request: { extra: { constructor: 'x' } },

@@ -29,7 +29,7 @@ import {
   ClientIdParam,
   RequestIdParam,
 } from './dto/path-params.dto';
-import { CardIssueErrorBody } from '@bank/shared/nest';
+import { CardIssueErrorBody } from '../errors/card-issue-error-body.dto';
 import { RequireScopes } from '@bank/shared/auth';
 import { CARD_ISSUE_SCOPES } from './card-issues.scopes';
 

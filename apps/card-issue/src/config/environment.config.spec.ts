@@ -1,4 +1,4 @@
-import { validateEnvironment } from '@bank/shared/nest';
+import { validateEnvironment } from '@bank/shared/config';
 import { AppModule } from '../app.module';
 import { CardIssueEnvironment, DEV_X_SECRET, xSecretOf } from './environment.config';
 

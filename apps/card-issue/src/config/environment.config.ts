@@ -12,7 +12,7 @@ import {
   ValidateIf,
   ValidationArguments,
 } from 'class-validator';
-import { BaseEnvironment, toBoolean } from '@bank/shared/nest';
+import { BaseEnvironment, toBoolean } from '@bank/shared/config';
 import { parseCidrList } from '@bank/shared/webhooks';
 
 export const SERVICE_NAME = 'card-issue';

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { ENVIRONMENT, RateLimitedLog } from '@bank/shared/nest';
+import { ENVIRONMENT } from '@bank/shared/nest';
+import { RateLimitedLog } from '@bank/shared/logging';
 import { continueTrace, failCurrentSpan, runDetached } from '@bank/shared/tracing';
 import { CardIssuesRepository } from '../card-issues/card-issues.repository';
 import { CardIssueEnvironment } from '../config/environment.config';

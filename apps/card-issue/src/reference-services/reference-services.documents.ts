@@ -1,4 +1,4 @@
-import { ApiDocumentSettings } from '@bank/shared/nest';
+import { ApiDocumentSettings } from '@bank/shared/openapi';
 import { REFERENCE_SERVICE_ROUTES } from './reference-services.module';
 import {
   BRANCH_SERVICE_TAG,

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { ENVIRONMENT, RateLimitedLog } from '@bank/shared/nest';
+import { ENVIRONMENT } from '@bank/shared/nest';
+import { RateLimitedLog } from '@bank/shared/logging';
 import {
   continueTrace,
   correlationHeaders,

@@ -13,7 +13,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { RequireScopes } from '@bank/shared/auth';
-import { CardIssueErrorBody } from '@bank/shared/nest';
+import { CardIssueErrorBody } from '../errors/card-issue-error-body.dto';
 import { WebhookEventDto } from './dto/webhook-event.dto';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
 import { PageQueryDto } from '../card-issues/dto/list-query.dto';

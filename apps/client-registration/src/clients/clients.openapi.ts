@@ -9,7 +9,7 @@ import {
   ApiResponseExamples,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
-import { RegistrationErrorBody } from '@bank/shared/nest';
+import { RegistrationErrorBody } from '../errors/registration-error-body.dto';
 
 /** OpenAPI error responses of the clients endpoints, with one example per failure. */
 

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean } from 'class-validator';
-import { BaseEnvironment, toBoolean } from '@bank/shared/nest';
+import { BaseEnvironment, toBoolean } from '@bank/shared/config';
 
 export const SERVICE_NAME = 'client-registration';
 

@@ -31,7 +31,7 @@ export abstract class IdempotencyKeyColumns {
   createdAt!: Date;
 }
 
-/** The configuration both services validate (libs/shared/nest BaseEnvironment). */
+/** The configuration both services validate (libs/shared/config BaseEnvironment). */
 export interface IdempotencySettings {
   IDEMPOTENCY_LEASE_MS: number;
   IDEMPOTENCY_WAIT_MS: number;

@@ -1,5 +1,3 @@
-import { IncomingMessage, ServerResponse } from 'node:http';
-import helmet from 'helmet';
 import { ExceptionFilter, HttpException, INestApplication } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
@@ -10,21 +8,25 @@ import {
   createValidationPipe,
   useNestContainerForValidation,
 } from '@bank/shared/validation';
-import { PlatformAnswers, SwaggerSettings, setupSwagger } from './swagger';
-import { parseTrustProxy } from './trust-proxy';
+import { PlatformAnswers, SwaggerSettings, setupSwagger } from '@bank/shared/openapi';
 import {
-  configureConnections,
-  configureTrustProxy,
-  routeFrameworkErrorsTo,
+  installCors,
+  installErrorAnswers,
+  installGracefulShutdown,
+  installRequestId,
+  installRouteMethods,
+  installSecurityHeaders,
+  installTimeouts,
+  installTrustProxy,
+  parseTrustProxy,
   routeMethodsOf,
-  setResponseHeaders,
   ShuttingDownError,
-} from './http-adapter';
-import { enableCors } from './cors';
-import { ErrorShapeFilter } from './errors/error-shape.filter';
-import { BaseEnvironment } from './environment';
+} from '@bank/shared/http';
+import { instrumentFastify } from '@bank/shared/tracing';
+import { ErrorShapeFilter } from '@bank/shared/error-shape';
+import { BaseEnvironment } from '@bank/shared/config';
 import { ENVIRONMENT } from './core.module';
-import { operationsPaths } from './logging';
+import { operationsPaths } from '@bank/shared/logging';
 
 import {
   AuthKeysUnavailableError,
@@ -39,18 +41,25 @@ export interface HttpAppSettings {
 }
 
 /**
- * The HTTP setup shared by main.ts and every end-to-end test: logger, base path, CORS,
- * strict validation, the service's error filter, Swagger and shutdown hooks.
- * (The 1 MiB body limit lives in the adapter, see createHttpAdapter.)
+ * The HTTP setup shared by main.ts and every end-to-end test, on an app created on
+ * createHttpAdapter (which holds what Fastify takes only when it is built, the 1 MiB body limit
+ * among them): tracing, the route table, graceful shutdown, request ids, logger, security
+ * headers, CORS, base path, strict validation, the service's error filter, proxy trust,
+ * timeouts, Swagger and shutdown hooks. Before the first route is registered.
  */
 export function configureHttpApp(
   app: NestFastifyApplication | INestApplication,
   settings: HttpAppSettings,
 ): void {
   const env = app.get<BaseEnvironment>(ENVIRONMENT);
+  // First: a request's sampling decision and server span come before any other hook's work.
+  instrumentFastify((app as NestFastifyApplication).getHttpAdapter().getInstance());
+  installRouteMethods(app);
+  installGracefulShutdown(app);
+  installRequestId(app);
   app.useLogger(app.get(Logger));
-  registerSecurityHeaders(app as NestFastifyApplication);
-  enableCors(app as NestFastifyApplication, env.CORS_ORIGINS, routeMethodsOf(app));
+  installSecurityHeaders(app);
+  installCors(app as NestFastifyApplication, env.CORS_ORIGINS, routeMethodsOf(app));
   const basePath = env.BASE_PATH ?? '';
   if (basePath) app.setGlobalPrefix(basePath);
   // Constraints that are Nest providers (the passport date rules need the clock, CoreModule).
@@ -78,9 +87,9 @@ export function configureHttpApp(
       });
   }
   app.useGlobalFilters(settings.filter);
-  routeFrameworkErrorsTo(app, settings.filter);
-  configureTrustProxy(app, parseTrustProxy(env.TRUST_PROXY));
-  configureConnections(app, {
+  installErrorAnswers(app, settings.filter);
+  installTrustProxy(app, parseTrustProxy(env.TRUST_PROXY));
+  installTimeouts(app, {
     requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
@@ -131,60 +140,6 @@ function platformAnswers(filter: ErrorShapeFilter): PlatformAnswers {
     },
   };
 }
-
-/** helmet's options: its defaults, with a CSP that admits what Swagger UI at /docs needs. */
-export const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
-  contentSecurityPolicy: {
-    directives: {
-      defaultSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:', 'validator.swagger.io'],
-      scriptSrc: ["'self'", "'unsafe-inline'"],
-      // helmet's default would send every asset of Swagger UI to https when the page is opened
-      // over plain HTTP under any host name but localhost (a blank page); TLS is the ingress's.
-      upgradeInsecureRequests: null,
-    },
-  },
-};
-
-/**
- * The headers helmet sets with these options (none depends on the request: no nonces, no
- * function directives), computed once by running its middleware against a recording response.
- */
-function securityHeaders(options = HELMET_OPTIONS): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const recorder = {
-    setHeader: (name: string, value: unknown) => (headers[name.toLowerCase()] = String(value)),
-    removeHeader: (name: string) => delete headers[name.toLowerCase()],
-  };
-  let failure: unknown;
-  helmet(options)(
-    {} as IncomingMessage,
-    recorder as unknown as ServerResponse,
-    (error?: unknown) => (failure = error),
-  );
-  if (failure) throw failure instanceof Error ? failure : new Error('helmet rejected its options');
-  return headers;
-}
-
-/**
- * Security headers on every response (helmet defaults: HSTS, nosniff, frame denial, ...), and
- * no caching (NO_CACHING), including the answers Node and Fastify give before Nest does.
- * The CSP admits what Swagger UI at /docs needs (its inline styles, data: images, and the
- * inline bootstrap script of @nestjs/swagger's page); the JSON API serves no HTML.
- * The headers are computed once: @fastify/helmet builds helmet's middleware anew for every
- * request, and helmet's middleware validates each header again, together a tenth of the
- * CPU of a GET here (docs/benchmarks.md).
- */
-function registerSecurityHeaders(app: NestFastifyApplication): void {
-  setResponseHeaders(app, { ...securityHeaders(), ...NO_CACHING });
-}
-
-/**
- * Every answer may carry personal data (a record, a client, an error about them): no cache
- * (browser, proxy, CDN) may keep it. Pragma for HTTP/1.0 caches.
- */
-export const NO_CACHING = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
 
 /** Where a started service answers: its base URL (with BASE_PATH), Swagger UI and health check. */
 export interface ServiceUrls {

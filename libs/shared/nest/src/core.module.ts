@@ -16,9 +16,9 @@ import { MetricsModule } from '@bank/shared/metrics';
 import { BUSINESS_TIME_ZONE, Clock, SystemClock } from '@bank/shared/calendar';
 import { NotInFutureConstraint } from '@bank/shared/validation';
 import { stopTracing } from '@bank/shared/tracing';
-import { AuthModule, AuthSettings, parsePublicKey } from '@bank/shared/auth';
-import { authModeOf, BaseEnvironment, validateEnvironment } from './environment';
-import { logFormat, loggerParams } from './logging';
+import { AuthModule } from '@bank/shared/auth';
+import { authSettingsOf, BaseEnvironment, validateEnvironment } from '@bank/shared/config';
+import { logFormat, loggerParams } from '@bank/shared/logging';
 import { HealthController, SERVICE_NAME } from './health/health.controller';
 
 /** Injection token of the service's validated environment (its own subclass of BaseEnvironment). */
@@ -55,30 +55,6 @@ export class CoreModule {
       poolSize: env.DB_POOL_SIZE,
       migrationsRun: env.DB_MIGRATIONS_RUN,
       statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
-    };
-  }
-
-  /** The AUTH_* variables (validated) as the auth lib takes them; the realm is the service's name. */
-  static authSettings(env: BaseEnvironment, serviceName: string): AuthSettings {
-    const common = { realm: serviceName, production: env.NODE_ENV === 'production' };
-    if (authModeOf(env) === 'none') return { mode: 'none', ...common };
-    return {
-      mode: 'jwt',
-      ...common,
-      jwt: {
-        issuer: env.AUTH_ISSUER as string,
-        audience: env.AUTH_AUDIENCE ?? [],
-        algorithms: env.AUTH_ALGORITHMS,
-        clockToleranceSeconds: env.AUTH_CLOCK_TOLERANCE_S,
-        keys: env.AUTH_JWKS_URL
-          ? {
-              jwksUrl: env.AUTH_JWKS_URL,
-              cooldownMs: env.AUTH_JWKS_COOLDOWN_MS,
-              cacheMaxAgeMs: env.AUTH_JWKS_CACHE_MAX_AGE_MS,
-              timeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
-            }
-          : { publicKey: parsePublicKey(env.AUTH_PUBLIC_KEY as string) },
-      },
     };
   }
 
@@ -127,7 +103,7 @@ export class CoreModule {
           host: env.HOST,
           serviceName: options.serviceName,
         }),
-        AuthModule.forRoot(CoreModule.authSettings(env, options.serviceName)),
+        AuthModule.forRoot(authSettingsOf(env, options.serviceName)),
         ...rateLimit.imports,
       ],
       providers: [

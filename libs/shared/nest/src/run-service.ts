@@ -8,8 +8,8 @@ import {
 } from '@bank/shared/database';
 import { CoreModule, ENVIRONMENT } from './core.module';
 import { listen } from './configure';
-import { BaseEnvironment, maskCredentials, validateEnvironment } from './environment';
-import { createHttpAdapter } from './http-adapter';
+import { BaseEnvironment, maskCredentials, validateEnvironment } from '@bank/shared/config';
+import { createHttpAdapter } from '@bank/shared/http';
 import { retainTickShape } from './tick-shape';
 
 export interface ServiceDefinition<T extends BaseEnvironment> {
@@ -73,7 +73,7 @@ export const SHUTDOWN_REST_MS = 5_000;
 
 /**
  * The graceful shutdown (enableShutdownHooks: app.close() on SIGTERM) closes the HTTP
- * connections left at SHUTDOWN_TIMEOUT_MS (see createHttpAdapter); should anything after that
+ * connections left at SHUTDOWN_TIMEOUT_MS (see installGracefulShutdown); should anything after that
  * hang (the database pool, a background job), the process still ends SHUTDOWN_REST_MS later,
  * inside the orchestrator's grace period, instead of being killed at its end.
  */

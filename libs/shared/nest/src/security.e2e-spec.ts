@@ -1,19 +1,17 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import helmet from 'helmet';
-import { Controller, Get, Module } from '@nestjs/common';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
+import { Catch, Controller, Get, Module } from '@nestjs/common';
 import { TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import request from 'supertest';
-import { Clock, FixedClock } from '@bank/shared/calendar';
-import { HELMET_OPTIONS, configureHttpApp } from './configure';
+import { FixedClock } from '@bank/shared/calendar';
+import { configureHttpApp } from './configure';
 import { CoreModule } from './core.module';
-import { BaseEnvironment } from './environment';
-import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
-import { RegistrationExceptionFilter } from './errors/registration-exception.filter';
+import { BaseEnvironment } from '@bank/shared/config';
+import { ErrorShapeFilter, Problem } from '@bank/shared/error-shape';
 import { HealthController } from './health/health.controller';
-import { createHttpAdapter } from './http-adapter';
+import { HELMET_OPTIONS } from '@bank/shared/http';
+import { startTestApp, TestApp } from '@bank/shared/testing';
 
 @Controller('t')
 class ProbeController {
@@ -23,22 +21,52 @@ class ProbeController {
   }
 }
 
+/** This test's own error body: the problem the filter reduced the failure to. */
+class ProbeErrorBody {
+  timestamp!: string;
+  status!: number;
+  code!: string;
+  message!: string;
+}
+
+/** A service's filter as the apps write theirs (apps/<app>/src/errors), rendering ProbeErrorBody. */
+@Catch()
+class ProbeExceptionFilter extends ErrorShapeFilter {
+  readonly bodyType = ProbeErrorBody;
+  readonly openApiTexts = {
+    unavailable: 'unavailable',
+    alsoUnavailable: 'also unavailable',
+    retryAfter: 'retry after',
+    requestTimeout: 'request timeout',
+    tooManyRequests: 'too many requests',
+    payloadTooLarge: 'payload too large',
+    unsupportedMediaType: 'unsupported media type',
+    alsoMalformedJson: 'also malformed JSON',
+    internalError: 'internal error',
+    requestId: 'request id',
+    rateLimitLimit: 'rate limit',
+    rateLimitRemaining: 'rate limit remaining',
+    rateLimitReset: 'rate limit reset',
+    bearerScheme: 'bearer',
+    unauthorized: 'unauthorized',
+    wwwAuthenticate: 'challenge',
+    forbidden: 'forbidden',
+    alsoForbidden: 'also forbidden',
+  };
+
+  protected render(problem: Problem, timestamp: string): ProbeErrorBody {
+    return { timestamp, status: problem.status, code: problem.code, message: problem.message };
+  }
+}
+
 class TestEnvironment extends BaseEnvironment {
   override PORT = 0;
 }
 
 const clock = new FixedClock('2026-03-15T21:30:00.000Z');
 
-interface Booted {
-  url: string;
-  close(): Promise<void>;
-}
-
-// Boots like libs/shared/testing does (that lib depends on this one, so it is not used here).
-async function boot(
-  shape: 'card' | 'registration',
-  overrides: Record<string, string>,
-): Promise<Booted> {
+/** A service of the probe and health controllers, with the whole HTTP setup. */
+function boot(overrides: Record<string, string>): Promise<TestApp> {
   @Module({
     imports: [
       CoreModule.forRoot({
@@ -52,31 +80,27 @@ async function boot(
   })
   class ProbeModule {}
 
-  const moduleRef = await Test.createTestingModule({ imports: [ProbeModule] })
-    .overrideProvider(Clock)
-    .useValue(clock)
+  return startTestApp({
+    module: ProbeModule,
+    clock,
     // No database here: the health check itself is not under test, only whether it is throttled.
-    .overrideProvider(TypeOrmHealthIndicator)
-    .useValue({ pingCheck: () => Promise.resolve({ database: { status: 'up' } }) })
-    .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter());
-  configureHttpApp(app, {
-    filter:
-      shape === 'card'
-        ? new CardIssueExceptionFilter(clock, 'Europe/Moscow')
-        : new RegistrationExceptionFilter(clock, 'Europe/Moscow'),
-    swagger: {
-      documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
-    },
+    override: (builder) =>
+      builder
+        .overrideProvider(TypeOrmHealthIndicator)
+        .useValue({ pingCheck: () => Promise.resolve({ database: { status: 'up' } }) }),
+    configure: (app) =>
+      configureHttpApp(app, {
+        filter: new ProbeExceptionFilter(clock, 'Europe/Moscow'),
+        swagger: {
+          documents: [{ prefix: '', title: 'probe', description: 'probe', version: '1', tags: [] }],
+        },
+      }),
   });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
 describe('security headers (helmet)', () => {
-  let t: Booted;
-  beforeAll(async () => (t = await boot('card', {})));
+  let t: TestApp;
+  beforeAll(async () => (t = await boot({})));
   afterAll(() => t.close());
 
   it('are on API responses and on errors', async () => {
@@ -123,7 +147,7 @@ describe('security headers (helmet)', () => {
 
 describe('rate limiting (RATE_LIMIT)', () => {
   it('is off by default', async () => {
-    const t = await boot('card', {});
+    const t = await boot({});
     try {
       for (let i = 0; i < 20; i++) expect((await request(t.url).get('/t/ping')).status).toBe(200);
     } finally {
@@ -131,34 +155,27 @@ describe('rate limiting (RATE_LIMIT)', () => {
     }
   });
 
-  it.each([
-    ['card', { error: 'Too Many Requests', message: 'Too many requests; retry later' }],
-    [
-      'registration',
-      { error: 'Слишком много запросов', message: 'Превышен лимит запросов, повторите позже' },
-    ],
-  ] as const)(
-    'answers 429 in the %s error shape past RATE_LIMIT, never on the health check',
-    async (shape, text) => {
-      const t = await boot(shape, { RATE_LIMIT: '5', RATE_LIMIT_WINDOW_MS: '60000' });
-      try {
-        const statuses: number[] = [];
-        for (let i = 0; i < 7; i++) statuses.push((await request(t.url).get('/t/ping')).status);
-        expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
-        const limited = await request(t.url).get('/t/ping');
-        expect(limited.body).toEqual({
-          timestamp: '2026-03-16T00:30:00.000',
-          status: 429,
-          ...text,
-        });
-        expect(limited.headers['retry-after']).toBeDefined();
-        for (let i = 0; i < 10; i++)
-          expect((await request(t.url).get('/api/health')).status).toBe(200);
-      } finally {
-        await t.close();
-      }
-    },
-  );
+  // Each service's wording of the 429: apps/<app>/src/errors/*-exception.filter.spec.ts.
+  it("answers 429 through the service's filter past RATE_LIMIT, never on the health check", async () => {
+    const t = await boot({ RATE_LIMIT: '5', RATE_LIMIT_WINDOW_MS: '60000' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await request(t.url).get('/t/ping')).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+      const limited = await request(t.url).get('/t/ping');
+      expect(limited.body).toEqual({
+        timestamp: '2026-03-16T00:30:00.000',
+        status: 429,
+        code: 'TOO_MANY_REQUESTS',
+        message: 'Too many requests; retry later',
+      });
+      expect(limited.headers['retry-after']).toBeDefined();
+      for (let i = 0; i < 10; i++)
+        expect((await request(t.url).get('/api/health')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
 
   /** Statuses of `n` GETs, each with the X-Forwarded-For `forwardedFor(i)` (none when undefined). */
   async function statuses(
@@ -182,7 +199,7 @@ describe('rate limiting (RATE_LIMIT)', () => {
   ])(
     'with TRUST_PROXY %s, a new X-Forwarded-For per request does not dodge the limit',
     async (_name, trust) => {
-      const t = await boot('card', { RATE_LIMIT: '3', ...trust });
+      const t = await boot({ RATE_LIMIT: '3', ...trust });
       try {
         expect(await statuses(t.url, 5, (i) => `203.0.113.${i + 1}`)).toEqual([
           200, 200, 200, 429, 429,
@@ -200,7 +217,7 @@ describe('rate limiting (RATE_LIMIT)', () => {
   ])(
     'with TRUST_PROXY as %s, the limit is keyed on the address the trusted proxy saw',
     async (_name, TRUST_PROXY) => {
-      const t = await boot('card', { RATE_LIMIT: '3', TRUST_PROXY });
+      const t = await boot({ RATE_LIMIT: '3', TRUST_PROXY });
       try {
         // The client's own entries (left of the proxy's) do not change its address.
         expect(await statuses(t.url, 4, (i) => `198.51.100.${i}, 203.0.113.7`)).toEqual([
@@ -234,7 +251,7 @@ describe('TRUST_PROXY configuration', () => {
 
 describe('DOCS_ENABLED', () => {
   it('false: neither Swagger UI nor the OpenAPI document is served (404), the API still is', async () => {
-    const t = await boot('card', { DOCS_ENABLED: 'false' });
+    const t = await boot({ DOCS_ENABLED: 'false' });
     try {
       for (const path of ['/docs', '/docs-json', '/docs/swagger-ui.css'])
         expect({ path, status: (await request(t.url).get(path)).status }).toEqual({

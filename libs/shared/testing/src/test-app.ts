@@ -1,7 +1,7 @@
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
-import { createHttpAdapter } from '@bank/shared/nest';
+import { createHttpAdapter } from '@bank/shared/http';
 import { Clock } from '@bank/shared/calendar';
 
 export interface TestAppOptions {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { EmbeddedPostgres } from '@bank/shared/database';
-import { createHttpAdapter } from '@bank/shared/nest';
+import { createHttpAdapter } from '@bank/shared/http';
 import { DOCUMENT_NAMES, DOCUMENTS, DocumentName, SERVICES, ServiceName } from './services';
 
 /** The workspace root (this file is tools/api-contract/src/lib/openapi-documents.ts). */

@@ -2,7 +2,7 @@
    the rules walk parsed YAML (ParsedYaml, repo.ts): a wrong path fails the rule's own tests. */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { type BaseEnvironment, validateEnvironment } from '@bank/shared/nest';
+import { type BaseEnvironment, validateEnvironment } from '@bank/shared/config';
 import { CardIssueEnvironment } from '@bank/card-issue/testing';
 import { ClientRegistrationEnvironment } from '@bank/client-registration/testing';
 import { parseDockerfile, stagesOf } from './dockerfile';

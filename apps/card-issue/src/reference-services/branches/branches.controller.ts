@@ -10,7 +10,7 @@ import { XSecretProtected } from '../x-secret/x-secret.decorator';
 import { BranchIdParams } from './dto/branch-params.dto';
 import { BranchDto } from './dto/branch.dto';
 import { BranchesService } from './branches.service';
-import { CardIssueErrorBody } from '@bank/shared/nest';
+import { CardIssueErrorBody } from '../../errors/card-issue-error-body.dto';
 
 @XSecretProtected(BRANCH_SERVICE_TAG)
 @Controller('api/v1/branches')

@@ -14,7 +14,7 @@ import { XSecretProtected } from '../x-secret/x-secret.decorator';
 import { CardOwnerParams, HolderParams } from './dto/operation-params.dto';
 import { CreateOperationDto, OperationDto, UpdateOperationStatusDto } from './dto/operation.dto';
 import { OperationsService } from './operations.service';
-import { CardIssueErrorBody } from '@bank/shared/nest';
+import { CardIssueErrorBody } from '../../errors/card-issue-error-body.dto';
 
 const OPERATION_ID_PARAM = {
   name: 'id',

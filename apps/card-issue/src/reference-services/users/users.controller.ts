@@ -15,7 +15,7 @@ import { USER_SERVICE_TAG } from '../reference-services.openapi';
 import { CreateUserDto } from '../../contracts/user.dto';
 import { UserDto } from './dto/user.dto';
 import { UsersService } from './users.service';
-import { CardIssueErrorBody } from '@bank/shared/nest';
+import { CardIssueErrorBody } from '../../errors/card-issue-error-body.dto';
 import { RequestValidationError } from '@bank/shared/errors';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

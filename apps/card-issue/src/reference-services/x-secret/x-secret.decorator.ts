@@ -1,6 +1,6 @@
 import { UseGuards, applyDecorators } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CardIssueErrorBody } from '@bank/shared/nest';
+import { CardIssueErrorBody } from '../../errors/card-issue-error-body.dto';
 import { X_SECRET_SCHEME, XSecretGuard } from './x-secret.guard';
 
 /**

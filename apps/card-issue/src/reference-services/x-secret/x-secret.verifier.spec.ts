@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { validateEnvironment } from '@bank/shared/nest';
+import { validateEnvironment } from '@bank/shared/config';
 import { CardIssueEnvironment, DEV_X_SECRET } from '../../config/environment.config';
 import { XSecretVerifier } from './x-secret.verifier';
 

@@ -1,0 +1,2 @@
+export * from './environment';
+export * from './auth-settings';

@@ -1,0 +1,111 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { Params } from 'nestjs-pino';
+import pino from 'pino';
+import { REQUEST_ID_HEADER } from '@bank/shared/tracing';
+import { logSafeError } from './log-safe-error';
+import { redactLogLine } from './redact-log';
+
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * LOG_FORMAT, or unset: readable lines in development (`npm start`, `nx serve`), JSON
+ * anywhere else (production images and tests set NODE_ENV).
+ */
+export function logFormat(env: { LOG_FORMAT?: LogFormat; NODE_ENV: string }): LogFormat {
+  return env.LOG_FORMAT ?? (env.NODE_ENV === 'development' ? 'pretty' : 'json');
+}
+
+/**
+ * pino-pretty as an in-process synchronous stream (not a transport thread, which is async),
+ * or undefined where it is not installed (it is a development dependency: a production image
+ * logs JSON even with LOG_FORMAT=pretty). Loaded through createRequire so that the bundler
+ * neither inlines it nor lists it among the bundle's dependencies.
+ */
+function prettyDestination(): pino.DestinationStream | undefined {
+  let pretty: typeof import('pino-pretty');
+  try {
+    pretty = createRequire(__filename)('pino-pretty') as typeof import('pino-pretty');
+  } catch {
+    return undefined;
+  }
+  return pretty({
+    destination: 1,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,context,req,res,responseTime',
+    messageFormat:
+      '{service} {if context}[{context}] {end}{msg}' +
+      '{if req.method}: {req.method} {req.url}{end}{if res.statusCode} {res.statusCode}{end}' +
+      '{if responseTime} {responseTime} ms{end}{if req.id} (request {req.id}){end}',
+    singleLine: true,
+  });
+}
+
+/**
+ * The probes and the metrics scrape: every few seconds from every kubelet and Prometheus, so
+ * they are logged at debug, not info (a failing readiness probe shows in the metrics and in the
+ * logs of what failed).
+ */
+export function operationsPaths(basePath = ''): Set<string> {
+  return new Set([
+    '/metrics',
+    `${basePath}/api/health`,
+    `${basePath}/api/health/live`,
+    `${basePath}/api/health/ready`,
+  ]);
+}
+
+/**
+ * Logs go to stdout synchronously: on SIGTERM Nest re-raises the signal right after the
+ * shutdown hooks, and on a crash the process ends at once; an async buffer would lose the
+ * last lines, which are the ones that matter then.
+ */
+export function loggerParams(
+  serviceName: string,
+  level: string,
+  format: LogFormat = 'json',
+  basePath = '',
+): Params {
+  const quiet = operationsPaths(basePath);
+  const serializers = {
+    // Never a failed query's parameters or the driver's error payload (see logSafeError).
+    err: logSafeError,
+    req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
+      id: req.id,
+      method: req.method,
+      url: req.url,
+      headers: {
+        [REQUEST_ID_HEADER]: req.headers[REQUEST_ID_HEADER],
+        'user-agent': req.headers['user-agent'],
+      },
+    }),
+  };
+  // Written by their serializers, which keep only safe fields (pino-http's `res`: status, headers).
+  const serialized = new Set([...Object.keys(serializers), 'res']);
+  return {
+    pinoHttp: [
+      {
+        level,
+        base: { service: serviceName },
+        // Personal data and secrets are redacted from each line as it is written (redactLogLine),
+        // not by pino's `redact`: that one also runs on a child logger's bindings when the child
+        // is made, and pino-http makes one per request, bound to the request, whether or not a
+        // line is written (a sixth of a GET by id's instructions: docs/benchmarks.md).
+        formatters: { log: (line: Record<string, unknown>) => redactLogLine(line, serialized) },
+        genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
+        customLogLevel: (req: IncomingMessage, res: ServerResponse, err?: Error) =>
+          quiet.has((req.url ?? '').split('?')[0])
+            ? 'debug'
+            : err || res.statusCode >= 500
+              ? 'error'
+              : res.statusCode >= 400
+                ? 'warn'
+                : 'info',
+        serializers,
+        timestamp: () => `,"time":"${new Date().toISOString()}"`,
+      },
+      (format === 'pretty' && prettyDestination()) || pino.destination({ dest: 1, sync: true }),
+    ],
+  };
+}
