@@ -121,9 +121,11 @@ const API = '/api/v1/card-issue';
       const read = await request(a.url).get(`${API}/${ids[1]}`);
       expect([read.status, read.body.status]).toEqual([200, 'READY']);
       // The migrations' advisory lock was let go on the direct connection, not left behind
-      // on a pooled server connection.
+      // on a pooled server connection (this database's: other test files share the server).
       const locks = await sql.query(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'`,
+        `SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory'
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       expect(locks.rows[0].n).toBe(0);
     });

@@ -2,6 +2,7 @@ export * from './test-database';
 export * from './test-app';
 export * from './test-service';
 export * from './waiting';
+export * from './exclusive';
 export * from './test-process';
 export * from './figures';
 export * from './pgbouncer';
