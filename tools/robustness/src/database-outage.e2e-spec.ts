@@ -11,6 +11,8 @@ import {
   sleep,
   TestDatabase,
   TestServiceProcess,
+  exclusiveSlot,
+  EXCLUSIVE_WAIT_MS,
 } from '@bank/shared/testing';
 import { createUser, selfVirtual, spawnCardIssue } from '@bank/card-issue/testing';
 import { registration, spawnClientRegistration } from '@bank/client-registration/testing';
@@ -182,6 +184,13 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
     });
   }, 120_000);
 });
+
+// Heavy and timed: never beside another such file when Jest runs two files at a time.
+let releaseSlot: (() => void) | undefined;
+beforeAll(async () => {
+  releaseSlot = await exclusiveSlot();
+}, EXCLUSIVE_WAIT_MS);
+afterAll(() => releaseSlot?.());
 
 /**
  * A card request POSTed during the outage: its first database work is the user look-up in the

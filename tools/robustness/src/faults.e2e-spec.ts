@@ -9,6 +9,8 @@ import {
   sleep,
   TestDatabase,
   TestServiceProcess,
+  exclusiveSlot,
+  EXCLUSIVE_WAIT_MS,
 } from '@bank/shared/testing';
 import {
   BACKGROUND_OFF,
@@ -57,6 +59,13 @@ const FAST_FAIL = {
   DOWNSTREAM_RETRIES: '1',
   DOWNSTREAM_RETRY_DELAY_MS: '10',
 };
+
+// Heavy and timed: never beside another such file when Jest runs two files at a time.
+let releaseSlot: (() => void) | undefined;
+beforeAll(async () => {
+  releaseSlot = await exclusiveSlot();
+}, EXCLUSIVE_WAIT_MS);
+afterAll(() => releaseSlot?.());
 
 function expect503Naming(res: HttpResult, service: string): void {
   expect({ status: res.status, problem: errorShapeProblem(res, 'card-issue') }).toEqual({

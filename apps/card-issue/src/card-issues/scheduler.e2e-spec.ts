@@ -1,7 +1,13 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, eventually, TestDatabase } from '@bank/shared/testing';
+import {
+  createTestDatabase,
+  eventually,
+  TestDatabase,
+  exclusiveSlot,
+  EXCLUSIVE_WAIT_MS,
+} from '@bank/shared/testing';
 import { SECRET, startCardIssue } from '../../test/card-issue.harness';
 import { selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
 import { bulkRequests, seedCardIssues } from '../../test/bulk-requests.fixture';
@@ -41,6 +47,13 @@ async function inParallel<T>(
   );
   return results;
 }
+
+// Heavy and timed: never beside another such file when Jest runs two files at a time.
+let releaseSlot: (() => void) | undefined;
+beforeAll(async () => {
+  releaseSlot = await exclusiveSlot();
+}, EXCLUSIVE_WAIT_MS);
+afterAll(() => releaseSlot?.());
 
 async function historyByRequest(db: DataSource): Promise<Map<string, string[]>> {
   const rows = await db.query<{ request_id: string; h: string[] }[]>(
@@ -342,5 +355,5 @@ describe('scheduler and outbox at several replicas (e2e)', () => {
       await runner.release();
       await app.close();
     }
-  });
+  }, 180_000); // 100,000 rows written and moved: minutes on a loaded 2-core machine
 });

@@ -7,6 +7,8 @@ import {
   eventually,
   RunningTestService,
   TestDatabase,
+  exclusiveSlot,
+  EXCLUSIVE_WAIT_MS,
 } from '@bank/shared/testing';
 import { startCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
@@ -32,6 +34,13 @@ async function statesOf(sql: DataSource, requestIds: string[]): Promise<Record<s
   );
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
+
+// Heavy and timed: never beside another such file when Jest runs two files at a time.
+let releaseSlot: (() => void) | undefined;
+beforeAll(async () => {
+  releaseSlot = await exclusiveSlot();
+}, EXCLUSIVE_WAIT_MS);
+afterAll(() => releaseSlot?.());
 
 /** Collects the lines the outbox service logs (the harness keeps the logger silent). */
 function spyOnLogs(): { lines: { level: string; message: string }[]; restore: () => void } {
