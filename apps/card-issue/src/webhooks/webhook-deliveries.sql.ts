@@ -36,6 +36,31 @@ export function insertWebhookDeliveries(events: string): string {
 }
 
 /**
+ * The webhook events of a change (docs/webhooks.md "Events"), as the CTEs `events` and
+ * `webhooks`: `events` is a SELECT with the columns insertWebhookDeliveries reads except
+ * event_id, which is added here; MATERIALIZED so each event gets one id for all its
+ * subscriptions. Data keys are StoredWebhookEventData's (webhook-events.model.ts).
+ */
+export function webhookEvents(events: string): string {
+  return `events AS MATERIALIZED (
+   SELECT ev.*, gen_random_uuid() AS event_id FROM (${events}) ev
+ ), webhooks AS (
+   ${insertWebhookDeliveries('events')}
+ )`;
+}
+
+/** The data column of a webhook event: StoredWebhookEventData, from SQL expressions. */
+export function webhookEventData(
+  status: string,
+  previousStatus: string,
+  source: string,
+  failureReason: string,
+): string {
+  return `jsonb_build_object('status', ${status}, 'previousStatus', ${previousStatus},
+                            'source', ${source}, 'failureReason', ${failureReason})`;
+}
+
+/**
  * Claims up to $1 due deliveries under a lease of $2 ms and counts the attempt, with what the
  * sender needs: the subscription's URL and the secrets that sign now (the current one, and the
  * previous one while its rotation overlap runs). $3 (uuid[]) and $4 (int[]) are the
