@@ -54,7 +54,10 @@ const settledStates = (table: DeliveryTable) => table.settled.map((s) => `'${s}'
 const inMs = (ms: string) => `now() + make_interval(secs => ${ms}::double precision / 1000)`;
 
 export interface ClaimOptions {
-  /** The placeholders of the most rows to claim and of the lease, in ms. */
+  /**
+   * The placeholders of the most candidates to lock (and claim, unless `pick` narrows them) and
+   * of the lease, in ms.
+   */
   limit: string;
   leaseMs: string;
   /** What comes back of each claimed row, `q` (and of the tables `join` adds). */
@@ -63,8 +66,6 @@ export interface ClaimOptions {
   where?: string;
   /** CTEs the statement starts with (what `where` or `pick` read). */
   with?: string;
-  /** How many candidates to lock when `pick` chooses among them (default: `limit`). */
-  candidates?: string;
   /**
    * Chooses the rows claimed among the candidates (a SELECT whose rows have id, next_attempt_at
    * and the lane columns, given as its text): a SELECT of their ids. Default: every candidate.
@@ -92,7 +93,7 @@ export function claimDueSql(table: DeliveryTable, options: ClaimOptions): string
          SELECT 1 FROM ${t} e
          WHERE ${sameLane(table, 'e', 'o')} AND e.state IN ('PENDING','DEAD') AND e.id < o.id)
      ORDER BY o.next_attempt_at, o.id
-     LIMIT ${options.candidates ?? options.limit}
+     LIMIT ${options.limit}
      FOR UPDATE SKIP LOCKED`;
   return `WITH ${options.with ? `${options.with}, ` : ''}claimed AS (
    UPDATE ${t} q
