@@ -1,12 +1,6 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { DeliveryQueue } from '@bank/shared/delivery';
+import { DeliveryQueue, DeliveryService } from '@bank/shared/delivery';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { continueTrace, failCurrentSpan } from '@bank/shared/tracing';
 import { CardIssuesRepository } from '../card-issues/card-issues.repository';
@@ -40,9 +34,9 @@ type ClaimedStatus = Extract<ClaimedMessage, { type: 'operation.status' }>;
  * that could not claim at all.
  */
 @Injectable()
-export class OutboxService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class OutboxService extends DeliveryService {
   private readonly logger = new Logger(OutboxService.name);
-  private readonly queue: DeliveryQueue;
+  protected override readonly queue: DeliveryQueue;
 
   constructor(
     private readonly repository: OutboxRepository,
@@ -52,6 +46,7 @@ export class OutboxService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly metrics: OutboxMetrics,
     registry: SchedulerRegistry,
   ) {
+    super();
     this.queue = new DeliveryQueue(registry, this.logger, {
       name: 'outbox',
       enabled: env.OUTBOX_ENABLED,
@@ -67,11 +62,6 @@ export class OutboxService implements OnApplicationBootstrap, BeforeApplicationS
         purgeFailed: 'Outbox purge failed',
       },
     });
-  }
-
-  /** Asks for a delivery round soon, without waiting for it (after a change was committed). */
-  kick(): void {
-    this.queue.kick();
   }
 
   /**
@@ -200,15 +190,5 @@ export class OutboxService implements OnApplicationBootstrap, BeforeApplicationS
       this.env.OUTBOX_MAX_ATTEMPTS,
     );
     return { kind: 'failed', reason, state };
-  }
-
-  /** The tick, the hourly purge and a first round, unless OUTBOX_ENABLED is off. */
-  onApplicationBootstrap(): void {
-    this.queue.start();
-  }
-
-  /** Before the HTTP server closes: lets the delivery in flight finish; nothing new starts. */
-  beforeApplicationShutdown(): Promise<void> {
-    return this.queue.stop();
   }
 }

@@ -1,13 +1,4 @@
-import {
-  backlogSql,
-  claimDueSql,
-  deliveryTable,
-  dueBehindLaneSql,
-  markDeliveredSql,
-  purgeSettledSql,
-  reviveDeadSql,
-  settleFailureSql,
-} from '@bank/shared/delivery';
+import { deliveryTableSql } from '@bank/shared/delivery';
 import type { OutboxMessageType } from './outbox-message.model';
 
 /**
@@ -26,7 +17,7 @@ import type { OutboxMessageType } from './outbox-message.model';
  */
 
 /** outbox_messages as a delivery queue: the messages of one request are one lane. */
-export const OUTBOX_TABLE = deliveryTable({
+export const OUTBOX_TABLE = deliveryTableSql({
   table: 'outbox_messages',
   lane: ['request_id'],
   settled: ['DELIVERED', 'SUPERSEDED'],
@@ -57,7 +48,7 @@ export function insertOutboxMessage(
   const due =
     type === 'operation.create'
       ? 'now()'
-      : dueBehindLaneSql(OUTBOX_TABLE, ['src.request_id'], `l.type = 'operation.create'`);
+      : OUTBOX_TABLE.dueBehindLane(['src.request_id'], `l.type = 'operation.create'`);
   return `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at, trace_context)
    SELECT request_id, '${type}', ${payload}, ${due}, now(), ${traceContext}
    FROM ${source} src`;
@@ -90,10 +81,10 @@ export function supersedeOlderStatuses(source: string): string {
 }
 
 /**
- * Claims up to $1 due messages under a lease of $2 ms and counts the attempt (claimDueSql): one
+ * Claims up to $1 due messages under a lease of $2 ms and counts the attempt (claimDue): one
  * busy request holds back only its own messages. Rows are ClaimedMessage, oldest first.
  */
-export const CLAIM_OUTBOX_MESSAGES_SQL = claimDueSql(OUTBOX_TABLE, {
+export const CLAIM_OUTBOX_MESSAGES_SQL = OUTBOX_TABLE.claimDue({
   limit: '$1',
   leaseMs: '$2',
   returning: `q.id::text AS id, q.request_id AS "requestId", q.type, q.payload, q.attempts,
@@ -101,7 +92,7 @@ export const CLAIM_OUTBOX_MESSAGES_SQL = claimDueSql(OUTBOX_TABLE, {
 });
 
 /** $1 = message id. (A message superseded while it was on its way was delivered all the same.) */
-export const MARK_OUTBOX_MESSAGE_DELIVERED_SQL = markDeliveredSql(OUTBOX_TABLE, {
+export const MARK_OUTBOX_MESSAGE_DELIVERED_SQL = OUTBOX_TABLE.markDelivered({
   id: '$1',
   set: 'delivered_at = now()',
   onlyPending: false,
@@ -110,10 +101,10 @@ export const MARK_OUTBOX_MESSAGE_DELIVERED_SQL = markDeliveredSql(OUTBOX_TABLE, 
 /**
  * After a failed attempt of message $1 (why: $3): SUPERSEDED if a newer status of its request
  * waits (that one carries a higher sequence), DEAD once it made $4 attempts, otherwise due again
- * in $2 ms; the request's later messages are due no earlier (settleFailureSql). Returns the state
+ * in $2 ms; the request's later messages are due no earlier (settleFailure). Returns the state
  * it ends in as {state}.
  */
-export const SETTLE_OUTBOX_FAILURE_SQL = settleFailureSql(OUTBOX_TABLE, {
+export const SETTLE_OUTBOX_FAILURE_SQL = OUTBOX_TABLE.settleFailure({
   id: '$1',
   delayMs: '$2',
   maxAttempts: '$4',
@@ -134,7 +125,7 @@ export const REDELIVER_DEAD_OUTBOX_MESSAGES_SQL = `WITH dead AS (
    SELECT id, request_id FROM outbox_messages
    WHERE state = 'DEAD' AND ($1::text IS NULL OR request_id = $1::text)
  ), revived AS (
-   ${reviveDeadSql(OUTBOX_TABLE, 'dead')}
+   ${OUTBOX_TABLE.reviveDead('dead')}
  )
  SELECT count(*)::int AS n FROM dead`;
 
@@ -144,7 +135,7 @@ export const SELECT_DEAD_OUTBOX_MESSAGES_SQL = `SELECT id::text AS id, request_i
  FROM outbox_messages WHERE state = 'DEAD' ORDER BY id LIMIT $1`;
 
 /** Deletes up to $2 messages DELIVERED or SUPERSEDED more than $1 ms ago; returns how many as n. */
-export const PURGE_SETTLED_OUTBOX_MESSAGES_SQL = purgeSettledSql(OUTBOX_TABLE);
+export const PURGE_SETTLED_OUTBOX_MESSAGES_SQL = OUTBOX_TABLE.purgeSettled;
 
 /** The backlog for the metrics: PENDING and DEAD messages, each counted up to $1, and the oldest's age. */
-export const SELECT_OUTBOX_BACKLOG_SQL = backlogSql(OUTBOX_TABLE);
+export const SELECT_OUTBOX_BACKLOG_SQL = OUTBOX_TABLE.backlog;

@@ -1,13 +1,4 @@
-import {
-  backlogSql,
-  claimDueSql,
-  deliveryTable,
-  dueBehindLaneSql,
-  markDeliveredSql,
-  purgeSettledSql,
-  reviveDeadSql,
-  settleFailureSql,
-} from '@bank/shared/delivery';
+import { deliveryTableSql } from '@bank/shared/delivery';
 
 /**
  * Every statement on webhook_deliveries and webhook_delivery_attempts, run by
@@ -25,7 +16,7 @@ import {
  */
 
 /** webhook_deliveries as a delivery queue: a (subscription, request) pair is one lane. */
-export const WEBHOOK_TABLE = deliveryTable({
+export const WEBHOOK_TABLE = deliveryTableSql({
   table: 'webhook_deliveries',
   lane: ['subscription_id', 'request_id'],
   settled: ['DELIVERED'],
@@ -45,7 +36,7 @@ export function insertWebhookDeliveries(events: string): string {
   return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, request_id, sequence, data,
                                   occurred_at, next_attempt_at, trace_context, created_at)
    SELECT s.id, e.event_id, e.event_type, e.request_id, e.sequence, e.data, e.occurred_at,
-          ${dueBehindLaneSql(WEBHOOK_TABLE, ['s.id', 'e.request_id'])},
+          ${WEBHOOK_TABLE.dueBehindLane(['s.id', 'e.request_id'])},
           e.trace_context, now()
    FROM ${events} e
    JOIN webhook_subscriptions s ON s.enabled AND e.event_type = ANY (s.event_types)
@@ -78,7 +69,7 @@ export function webhookEventData(
 }
 
 /**
- * Claims up to $1 due deliveries under a lease of $2 ms and counts the attempt (claimDueSql),
+ * Claims up to $1 due deliveries under a lease of $2 ms and counts the attempt (claimDue),
  * with what the sender needs: the subscription's URL and the secrets that sign now (the current
  * one, and the previous one while its rotation overlap runs). $3 (uuid[]) and $4 (int[]) are the
  * subscriptions this process already has deliveries in flight for and the slots each has left;
@@ -87,7 +78,7 @@ export function webhookEventData(
  * most its own slots and never the process's. The candidates (at most $6, oldest due first) are
  * the heads of their pairs. Rows are ClaimedWebhookDelivery, oldest first.
  */
-export const CLAIM_WEBHOOK_DELIVERIES_SQL = claimDueSql(WEBHOOK_TABLE, {
+export const CLAIM_WEBHOOK_DELIVERIES_SQL = WEBHOOK_TABLE.claimDue({
   with: `busy AS (
    SELECT b.subscription_id, b.free FROM unnest($3::uuid[], $4::int[]) AS b(subscription_id, free)
  )`,
@@ -128,17 +119,17 @@ const LAST_ATTEMPT = `last_attempt_at = $3::timestamptz, last_status_code = $4::
  * is logged either way.
  */
 export const MARK_WEBHOOK_DELIVERED_SQL = `WITH upd AS (
-   ${markDeliveredSql(WEBHOOK_TABLE, { id: '$1', set: LAST_ATTEMPT, onlyPending: true })}
+   ${WEBHOOK_TABLE.markDelivered({ id: '$1', set: LAST_ATTEMPT, onlyPending: true })}
  )
  ${INSERT_ATTEMPT}`;
 
 /**
  * Attempt $2 of delivery $1 failed (log columns as INSERT_ATTEMPT): DEAD once the delivery made
  * $9 attempts, otherwise due again in $8 ms; the later deliveries of its pair are due no earlier
- * (settleFailureSql). Only a PENDING row changes. Returns the state it ends in as {state} (no
+ * (settleFailure). Only a PENDING row changes. Returns the state it ends in as {state} (no
  * row: it was settled elsewhere).
  */
-export const SETTLE_WEBHOOK_FAILURE_SQL = settleFailureSql(WEBHOOK_TABLE, {
+export const SETTLE_WEBHOOK_FAILURE_SQL = WEBHOOK_TABLE.settleFailure({
   id: '$1',
   delayMs: '$8',
   maxAttempts: '$9',
@@ -151,7 +142,7 @@ export const SETTLE_WEBHOOK_FAILURE_SQL = settleFailureSql(WEBHOOK_TABLE, {
 
 /**
  * Redelivery of delivery $2 of subscription $1: when DEAD, PENDING again, due now, attempts
- * from zero, and the open deliveries held behind it in its pair due now too (reviveDeadSql).
+ * from zero, and the open deliveries held behind it in its pair due now too (reviveDead).
  * Answers {outcome}: 'redelivered', 'not-dead' or 'not-found' (no such delivery of that
  * subscription).
  */
@@ -162,7 +153,7 @@ export const REDELIVER_WEBHOOK_DELIVERY_SQL = `WITH target AS (
  ), dead AS (
    SELECT id, subscription_id, request_id FROM target WHERE state = 'DEAD'
  ), revived AS (
-   ${reviveDeadSql(WEBHOOK_TABLE, 'dead')}
+   ${WEBHOOK_TABLE.reviveDead('dead')}
  )
  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM target) THEN 'not-found'
              WHEN (SELECT state FROM target) = 'DEAD' THEN 'redelivered'
@@ -193,7 +184,7 @@ export const SELECT_WEBHOOK_DELIVERY_LOG_SQL = `SELECT d.id::text AS id, d.event
  LIMIT $3 OFFSET $4`;
 
 /** Deletes up to $2 deliveries DELIVERED more than $1 ms ago (their attempts with them); returns how many as n. */
-export const PURGE_DELIVERED_WEBHOOKS_SQL = purgeSettledSql(WEBHOOK_TABLE);
+export const PURGE_DELIVERED_WEBHOOKS_SQL = WEBHOOK_TABLE.purgeSettled;
 
 /** The backlog for the metrics: PENDING and DEAD deliveries, each counted up to $1, and the oldest's age. */
-export const SELECT_WEBHOOK_BACKLOG_SQL = backlogSql(WEBHOOK_TABLE);
+export const SELECT_WEBHOOK_BACKLOG_SQL = WEBHOOK_TABLE.backlog;

@@ -1,12 +1,6 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { DeliveryQueue } from '@bank/shared/delivery';
+import { DeliveryQueue, DeliveryService } from '@bank/shared/delivery';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import {
   continueTrace,
@@ -58,12 +52,12 @@ const LEASE_MARGIN_MS = 1_000;
  * that ran out) sends it again with the same Webhook-Id; receivers deduplicate by it.
  */
 @Injectable()
-export class WebhookDispatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WebhookDispatcherService extends DeliveryService {
   private readonly logger = new Logger(WebhookDispatcherService.name);
   private readonly inFlight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   private inFlightTotal = 0;
-  private readonly queue: DeliveryQueue;
+  protected override readonly queue: DeliveryQueue;
 
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
@@ -72,6 +66,7 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, BeforeA
     private readonly metrics: WebhooksMetrics,
     registry: SchedulerRegistry,
   ) {
+    super();
     this.queue = new DeliveryQueue(registry, this.logger, {
       name: 'webhook',
       enabled: env.WEBHOOKS_ENABLED,
@@ -87,11 +82,6 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, BeforeA
         purgeFailed: 'Webhook purge failed',
       },
     });
-  }
-
-  /** Asks for a round soon, without waiting for it (after a change was committed). */
-  kick(): void {
-    this.queue.kick();
   }
 
   /**
@@ -254,16 +244,15 @@ export class WebhookDispatcherService implements OnApplicationBootstrap, BeforeA
     return headers;
   }
 
-  /** The tick, the hourly purge and a first round, unless WEBHOOKS_ENABLED is off. */
-  onApplicationBootstrap(): void {
+  override onApplicationBootstrap(): void {
     if (!this.env.WEBHOOKS_ENABLED)
       this.logger.log('Webhook delivery is off (WEBHOOKS_ENABLED=false); events wait');
-    this.queue.start();
+    super.onApplicationBootstrap();
   }
 
-  /** Before the HTTP server closes: the deliveries in flight finish (each within its timeout); nothing new starts. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.queue.stop();
+  /** Besides: the deliveries in flight finish (each within its timeout). */
+  override async beforeApplicationShutdown(): Promise<void> {
+    await super.beforeApplicationShutdown();
     await this.settled();
   }
 }

@@ -1,26 +1,18 @@
 import type { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
 import { DeliveryQueue } from './delivery-queue';
 import { DeliveryStore, Queryable } from './delivery-store';
-import {
-  backlogSql,
-  claimDueSql,
-  deliveryTable,
-  markDeliveredSql,
-  purgeSettledSql,
-  settleFailureSql,
-} from './delivery-table.sql';
+import { deliveryTableSql } from './delivery-table.sql';
+import { openQueueTestDatabase, QueueTestDatabase } from './test-support';
 
-const TABLE = deliveryTable({ table: 'test_queue', lane: ['topic'], settled: ['DELIVERED'] });
-const CLAIM_SQL = claimDueSql(TABLE, {
+const TABLE = deliveryTableSql({ table: 'test_queue', lane: ['topic'], settled: ['DELIVERED'] });
+const CLAIM_SQL = TABLE.claimDue({
   limit: '$1',
   leaseMs: '$2',
   returning: `q.id::text AS id, q.topic, q.attempts`,
 });
-const DELIVERED_SQL = markDeliveredSql(TABLE, { id: '$1', onlyPending: true });
-const FAILED_SQL = settleFailureSql(TABLE, {
+const DELIVERED_SQL = TABLE.markDelivered({ id: '$1', onlyPending: true });
+const FAILED_SQL = TABLE.settleFailure({
   id: '$1',
   delayMs: '$2',
   maxAttempts: '$3',
@@ -33,18 +25,14 @@ const FAILED_SQL = settleFailureSql(TABLE, {
  * from its table, sends each row (here to a receiver that refuses one topic) and settles it.
  */
 describe('DeliveryQueue on a queue table (integration)', () => {
-  let db: TestDatabase;
-  let client: Client;
+  let t: QueueTestDatabase;
   let sql: Queryable;
   const sent: string[] = [];
   const errors: string[] = [];
   const MAX_ATTEMPTS = 3;
 
   const queue = () => {
-    const store = new DeliveryStore(sql, {
-      purgeSettled: purgeSettledSql(TABLE),
-      backlog: backlogSql(TABLE),
-    });
+    const store = new DeliveryStore(sql, TABLE);
     const logger = {
       error: (_detail: unknown, message: string) => errors.push(message),
       log: () => undefined,
@@ -83,22 +71,19 @@ describe('DeliveryQueue on a queue table (integration)', () => {
     );
 
   beforeAll(async () => {
-    db = await createTestDatabase('delivery_queue');
-    client = new Client({ connectionString: db.url });
-    await client.connect();
-    sql = {
-      query: async <T>(text: string, p?: unknown[]) => (await client.query(text, p)).rows as T,
-    };
-    await client.query(`CREATE TABLE test_queue (
-      id bigserial PRIMARY KEY, topic text NOT NULL, state varchar(12) NOT NULL DEFAULT 'PENDING',
-      attempts int NOT NULL DEFAULT 0, next_attempt_at timestamptz NOT NULL DEFAULT now(),
-      locked_until timestamptz NULL, last_error text NULL, settled_at timestamptz NULL,
-      created_at timestamptz NOT NULL DEFAULT now())`);
+    t = await openQueueTestDatabase(
+      'delivery_queue',
+      `CREATE TABLE test_queue (
+        id bigserial PRIMARY KEY, topic text NOT NULL, state varchar(12) NOT NULL DEFAULT 'PENDING',
+        attempts int NOT NULL DEFAULT 0, next_attempt_at timestamptz NOT NULL DEFAULT now(),
+        locked_until timestamptz NULL, last_error text NULL, settled_at timestamptz NULL,
+        created_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    sql = t.sql;
   });
 
   afterAll(async () => {
-    await client?.end();
-    await db?.drop();
+    await t?.close();
   });
 
   it('delivers in rounds, retries, dead-letters after the last attempt, holds the lane, and purges what settled', async () => {

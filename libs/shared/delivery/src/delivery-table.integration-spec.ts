@@ -1,20 +1,9 @@
-import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
 import { DeliveryStore, Queryable } from './delivery-store';
-import {
-  backlogSql,
-  claimDueSql,
-  ClaimOptions,
-  deliveryTable,
-  dueBehindLaneSql,
-  markDeliveredSql,
-  purgeSettledSql,
-  reviveDeadSql,
-  settleFailureSql,
-} from './delivery-table.sql';
+import { ClaimOptions, deliveryTableSql } from './delivery-table.sql';
+import { openQueueTestDatabase, queryableOf, QueueTestDatabase } from './test-support';
 
 /** A queue table with a two-column lane (tenant, stream) and SUPERSEDED among its final states. */
-const TABLE = deliveryTable({
+const TABLE = deliveryTableSql({
   table: 'test_deliveries',
   lane: ['tenant', 'stream'],
   settled: ['DELIVERED', 'SUPERSEDED'],
@@ -22,11 +11,11 @@ const TABLE = deliveryTable({
 
 const RETURNING = `q.id::text AS id, q.tenant, q.stream, q.attempts, q.kind`;
 const CLAIM: ClaimOptions = { limit: '$1', leaseMs: '$2', returning: RETURNING };
-const CLAIM_SQL = claimDueSql(TABLE, CLAIM);
-const MARK_DELIVERED_SQL = markDeliveredSql(TABLE, { id: '$1', onlyPending: false });
+const CLAIM_SQL = TABLE.claimDue(CLAIM);
+const MARK_DELIVERED_SQL = TABLE.markDelivered({ id: '$1', onlyPending: false });
 /** $1 id, $2 delay ms, $3 error, $4 max attempts; a 'status' row is moot once a newer one waits. */
 const settleSql = (onlyPending: boolean) =>
-  settleFailureSql(TABLE, {
+  TABLE.settleFailure({
     id: '$1',
     delayMs: '$2',
     maxAttempts: '$4',
@@ -38,7 +27,7 @@ const settleSql = (onlyPending: boolean) =>
 const REVIVE_ALL_SQL = `WITH dead AS (
    SELECT id, tenant, stream FROM test_deliveries WHERE state = 'DEAD'
  ), revived AS (
-   ${reviveDeadSql(TABLE, 'dead')}
+   ${TABLE.reviveDead('dead')}
  )
  SELECT count(*)::int AS n FROM dead`;
 
@@ -61,8 +50,7 @@ interface Row {
 }
 
 describe('delivery table statements (integration)', () => {
-  let db: TestDatabase;
-  let client: Client;
+  let t: QueueTestDatabase;
   let sql: Queryable;
 
   /** Adds a row of lane (tenant, stream), due now unless `dueInMs` says; returns its id. */
@@ -106,36 +94,28 @@ describe('delivery table statements (integration)', () => {
     );
 
   beforeAll(async () => {
-    db = await createTestDatabase('delivery_lib');
-    client = new Client({ connectionString: db.url });
-    await client.connect();
-    sql = {
-      query: async <T>(text: string, p?: unknown[]) => (await client.query(text, p)).rows as T,
-    };
-    await client.query(`CREATE TABLE test_deliveries (
-      id bigserial PRIMARY KEY, tenant text NOT NULL, stream text NOT NULL,
-      kind text NOT NULL DEFAULT 'create', state varchar(12) NOT NULL DEFAULT 'PENDING',
-      attempts int NOT NULL DEFAULT 0, next_attempt_at timestamptz NOT NULL,
-      locked_until timestamptz NULL, last_error text NULL, settled_at timestamptz NULL,
-      created_at timestamptz NOT NULL)`);
-    await client.query(
+    t = await openQueueTestDatabase(
+      'delivery_lib',
+      `CREATE TABLE test_deliveries (
+        id bigserial PRIMARY KEY, tenant text NOT NULL, stream text NOT NULL,
+        kind text NOT NULL DEFAULT 'create', state varchar(12) NOT NULL DEFAULT 'PENDING',
+        attempts int NOT NULL DEFAULT 0, next_attempt_at timestamptz NOT NULL,
+        locked_until timestamptz NULL, last_error text NULL, settled_at timestamptz NULL,
+        created_at timestamptz NOT NULL)`,
       `CREATE INDEX ix_test_deliveries_due ON test_deliveries (next_attempt_at, id) WHERE state = 'PENDING'`,
-    );
-    await client.query(
       `CREATE INDEX ix_test_deliveries_open ON test_deliveries (tenant, stream, id) WHERE state IN ('PENDING','DEAD')`,
-    );
-    await client.query(
       `CREATE INDEX ix_test_deliveries_settled ON test_deliveries (settled_at) WHERE state IN ('DELIVERED','SUPERSEDED')`,
+      `CREATE TABLE tenants (name text PRIMARY KEY, label text NOT NULL)`,
     );
+    sql = t.sql;
   });
 
   afterAll(async () => {
-    await client?.end();
-    await db?.drop();
+    await t?.close();
   });
 
   beforeEach(async () => {
-    await client.query('TRUNCATE test_deliveries');
+    await sql.query('TRUNCATE test_deliveries, tenants');
   });
 
   it('claims the heads of their lanes that are due, oldest due first, up to the limit, under a lease', async () => {
@@ -163,21 +143,9 @@ describe('delivery table statements (integration)', () => {
   it('concurrent claims never hand out a row twice', async () => {
     const added: string[] = [];
     for (let i = 0; i < 40; i++) added.push(await add('t', String(i)));
-    const clients = await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        const c = new Client({ connectionString: db.url });
-        await c.connect();
-        return c;
-      }),
-    );
+    const clients = await Promise.all(Array.from({ length: 4 }, () => t.connect()));
     try {
-      const batches = await Promise.all(
-        clients.map((c) =>
-          claim(15, 60_000, {
-            query: async <T>(text: string, p?: unknown[]) => (await c.query(text, p)).rows as T,
-          }),
-        ),
-      );
+      const batches = await Promise.all(clients.map((c) => claim(15, 60_000, queryableOf(c))));
       const claimed = batches.flatMap(ids);
       expect(new Set(claimed).size).toBe(claimed.length);
       expect(claimed.length).toBeLessThanOrEqual(40);
@@ -189,11 +157,10 @@ describe('delivery table statements (integration)', () => {
 
   it('skips the rows another transaction holds (SKIP LOCKED), so replicas claim past each other', async () => {
     // PGlite runs one transaction at a time: a held lock there would stop the test itself.
-    if (db.kind !== 'postgres') return;
+    if (t.db.kind !== 'postgres') return;
     const held = await add('h', '1');
     const free = await add('h', '2');
-    const other = new Client({ connectionString: db.url });
-    await other.connect();
+    const other = await t.connect();
     try {
       await other.query('BEGIN');
       await other.query('SELECT 1 FROM test_deliveries WHERE id = $1 FOR UPDATE', [held]);
@@ -228,7 +195,7 @@ describe('delivery table statements (integration)', () => {
 
     // A new row of the dead lane waits behind it too.
     const later = await sql.query<{ due: string }[]>(
-      `SELECT ${dueBehindLaneSql(TABLE, ["'d'", "'1'"])} = 'infinity' AS due`,
+      `SELECT ${TABLE.dueBehindLane(["'d'", "'1'"])} = 'infinity' AS due`,
     );
     expect(later).toEqual([{ due: true }]);
 
@@ -243,7 +210,7 @@ describe('delivery table statements (integration)', () => {
     const due = (where?: string) =>
       sql
         .query<{ due: string }[]>(
-          `SELECT CASE WHEN ${dueBehindLaneSql(TABLE, ["'n'", "'1'"], where)} > now() + interval '30 minutes'
+          `SELECT CASE WHEN ${TABLE.dueBehindLane(["'n'", "'1'"], where)} > now() + interval '30 minutes'
                   THEN 'later' ELSE 'now' END AS due`,
         )
         .then((rows) => rows[0].due);
@@ -268,7 +235,7 @@ describe('delivery table statements (integration)', () => {
     await sql.query(MARK_DELIVERED_SQL, [id]); // another replica, after this one's lease ran out
     expect(await fail(id, 60_000, 1, true)).toBeNull();
     expect(await row(id)).toMatchObject({ state: 'DELIVERED', settled: true });
-    const onlyPending = markDeliveredSql(TABLE, {
+    const onlyPending = TABLE.markDelivered({
       id: '$1',
       onlyPending: true,
       set: 'attempts = 99',
@@ -279,13 +246,12 @@ describe('delivery table statements (integration)', () => {
   });
 
   it('a pick narrows the candidates and a join adds what the claim returns', async () => {
-    await client.query(`CREATE TEMP TABLE tenants (name text PRIMARY KEY, label text NOT NULL)`);
-    await client.query(`INSERT INTO tenants VALUES ('x', 'tenant x'), ('y', 'tenant y')`);
+    await sql.query(`INSERT INTO tenants VALUES ('x', 'tenant x'), ('y', 'tenant y')`);
     const x1 = await add('x', '1');
     await add('x', '2');
     const y1 = await add('y', '1');
     // At most one row per tenant in one claim.
-    const onePerTenant = claimDueSql(TABLE, {
+    const onePerTenant = TABLE.claimDue({
       ...CLAIM,
       returning: `${RETURNING}, t.label`,
       pick: (candidates) => `SELECT r.id FROM (
@@ -302,10 +268,7 @@ describe('delivery table statements (integration)', () => {
   });
 
   it('purges rows settled before the retention, oldest first, a batch at a time, and keeps the open ones', async () => {
-    const store = new DeliveryStore(sql, {
-      purgeSettled: purgeSettledSql(TABLE),
-      backlog: backlogSql(TABLE),
-    });
+    const store = new DeliveryStore(sql, TABLE);
     const settled: string[] = [];
     for (let i = 0; i < 5; i++) settled.push(await add('g', String(i)));
     const open = [await add('g', 'open'), await add('g', 'dead')];
@@ -331,10 +294,7 @@ describe('delivery table statements (integration)', () => {
   });
 
   it('reads the backlog: waiting and dead rows (counted up to a cap) and the age of the oldest waiting', async () => {
-    const store = new DeliveryStore(sql, {
-      purgeSettled: purgeSettledSql(TABLE),
-      backlog: backlogSql(TABLE),
-    });
+    const store = new DeliveryStore(sql, TABLE);
     expect(await store.backlog(100)).toEqual({ pending: 0, dead: 0, oldestPendingSeconds: 0 });
     for (let i = 0; i < 4; i++) await add('k', String(i));
     await sql.query(

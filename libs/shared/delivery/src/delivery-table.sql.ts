@@ -32,7 +32,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const STATE = /^[A-Z_]+$/;
 
 /** The table as given, once its names are checked: they go into the statements' text. */
-export function deliveryTable(table: DeliveryTable): DeliveryTable {
+function checked(table: DeliveryTable): DeliveryTable {
   for (const name of [table.table, ...table.lane]) {
     if (!IDENTIFIER.test(name)) throw new Error(`Not a plain SQL name: ${name}`);
   }
@@ -83,7 +83,7 @@ export interface ClaimOptions {
  * disjoint sets. Rows come back oldest first; `attempts` is the attempt being made (1 for the
  * first). A worker that dies only delays its rows: the lease runs out and they are due again.
  */
-export function claimDueSql(table: DeliveryTable, options: ClaimOptions): string {
+function claimDueSql(table: DeliveryTable, options: ClaimOptions): string {
   const t = table.table;
   const candidates = `SELECT o.id, o.next_attempt_at, ${table.lane.map((c) => `o.${c}`).join(', ')}
      FROM ${t} o
@@ -120,7 +120,7 @@ export interface MarkDeliveredOptions {
 }
 
 /** Row `id` was delivered: DELIVERED, settled now, its lease and last error cleared. */
-export function markDeliveredSql(table: DeliveryTable, options: MarkDeliveredOptions): string {
+function markDeliveredSql(table: DeliveryTable, options: MarkDeliveredOptions): string {
   return `UPDATE ${table.table}
    SET state = 'DELIVERED', settled_at = now(), locked_until = NULL, last_error = NULL${options.set ? `, ${options.set}` : ''}
    WHERE id = ${options.id}${options.onlyPending ? ` AND state = 'PENDING'` : ''}`;
@@ -147,7 +147,7 @@ export interface SettleFailureOptions {
  * no earlier (never, while it is DEAD). Returns the state it ends in as {state} (no row: none
  * changed).
  */
-export function settleFailureSql(table: DeliveryTable, options: SettleFailureOptions): string {
+function settleFailureSql(table: DeliveryTable, options: SettleFailureOptions): string {
   const t = table.table;
   const superseded = options.supersededWhen
     ? `WHEN ${options.supersededWhen} THEN 'SUPERSEDED'\n               `
@@ -180,7 +180,7 @@ export function settleFailureSql(table: DeliveryTable, options: SettleFailureOpt
  * behind them in their lanes: PENDING, due now, attempts from zero for the dead ones. An UPDATE,
  * for a CTE of the caller's statement.
  */
-export function reviveDeadSql(table: DeliveryTable, dead: string): string {
+function reviveDeadSql(table: DeliveryTable, dead: string): string {
   return `UPDATE ${table.table} q
    SET attempts = CASE WHEN q.state = 'DEAD' THEN 0 ELSE q.attempts END,
        state = 'PENDING', next_attempt_at = now(), settled_at = NULL, locked_until = NULL
@@ -193,11 +193,7 @@ export function reviveDeadSql(table: DeliveryTable, dead: string): string {
  * expressions, in the lane's order): now, or later while open rows of that lane (`l`, meeting
  * `where` too) wait longer, since it cannot go before them.
  */
-export function dueBehindLaneSql(
-  table: DeliveryTable,
-  lane: readonly string[],
-  where = '',
-): string {
+function dueBehindLaneSql(table: DeliveryTable, lane: readonly string[], where = ''): string {
   const same = table.lane.map((column, i) => `l.${column} = ${lane[i]}`).join(' AND ');
   return `greatest(now(), (SELECT max(l.next_attempt_at) FROM ${table.table} l
      WHERE ${same} AND l.state IN ('PENDING','DEAD')${where ? ` AND ${where}` : ''}))`;
@@ -207,7 +203,7 @@ export function dueBehindLaneSql(
  * Deletes up to $2 rows settled more than $1 ms ago, oldest first (the settled index); returns
  * how many as n. PENDING and DEAD rows are kept.
  */
-export function purgeSettledSql(table: DeliveryTable): string {
+function purgeSettledSql(table: DeliveryTable): string {
   const t = table.table;
   return `WITH gone AS (
    DELETE FROM ${t} WHERE id IN (
@@ -227,11 +223,45 @@ export function purgeSettledSql(table: DeliveryTable): string {
  * Reads the partial indexes of open rows, so its cost follows the backlog (bounded by $1), never
  * the delivered history.
  */
-export function backlogSql(table: DeliveryTable): string {
+function backlogSql(table: DeliveryTable): string {
   const t = table.table;
   return `SELECT
    (SELECT count(*) FROM (SELECT 1 FROM ${t} WHERE state = 'PENDING' LIMIT $1) p)::int AS pending,
    (SELECT count(*) FROM (SELECT 1 FROM ${t} WHERE state = 'DEAD' LIMIT $1) d)::int AS dead,
    coalesce(extract(epoch FROM now() - (SELECT min(created_at) FROM
      (SELECT created_at FROM ${t} WHERE state = 'PENDING' LIMIT $1) o)), 0)::float8 AS "oldestPendingSeconds"`;
+}
+
+/** The statements of one queue table (see the top of this file), bound to it. */
+export interface DeliveryTableSql {
+  readonly table: DeliveryTable;
+  /** Claims due lane heads under a lease, counting the attempt. */
+  claimDue(options: ClaimOptions): string;
+  /** Marks a row DELIVERED. */
+  markDelivered(options: MarkDeliveredOptions): string;
+  /** Settles a failed attempt: retry, SUPERSEDED or DEAD, the lane held behind it. */
+  settleFailure(options: SettleFailureOptions): string;
+  /** An UPDATE (for a CTE) reviving the dead rows of the CTE `dead` and the lanes behind them. */
+  reviveDead(dead: string): string;
+  /** The next_attempt_at of a new row of a lane (see dueBehindLaneSql). */
+  dueBehindLane(lane: readonly string[], where?: string): string;
+  /** $1 retention ms, $2 limit: deletes settled rows, oldest first; returns {n}. */
+  readonly purgeSettled: string;
+  /** $1 cap: {pending, dead, oldestPendingSeconds}. */
+  readonly backlog: string;
+}
+
+/** The statements of the queue table `table` (its names are checked: they go into the text). */
+export function deliveryTableSql(table: DeliveryTable): DeliveryTableSql {
+  const t = checked(table);
+  return {
+    table: t,
+    claimDue: (options) => claimDueSql(t, options),
+    markDelivered: (options) => markDeliveredSql(t, options),
+    settleFailure: (options) => settleFailureSql(t, options),
+    reviveDead: (dead) => reviveDeadSql(t, dead),
+    dueBehindLane: (lane, where) => dueBehindLaneSql(t, lane, where),
+    purgeSettled: purgeSettledSql(t),
+    backlog: backlogSql(t),
+  };
 }
