@@ -39,8 +39,9 @@ export interface DeliveryQueueOptions {
  * retries and expired leases; concurrent asks share the round in progress (and make it go round
  * once more), so a burst of changes costs one claim, not one per change. A round whose claim
  * fails ends there (the next kick or tick tries again) and is logged at most once per interval
- * with the count of the others. An hourly purge deletes settled rows. The queue's service owns
- * one and hands it the Nest lifecycle (start on bootstrap, stop before shutdown).
+ * with the count of the others. An hourly purge deletes settled rows. The queue's service
+ * builds one and extends DeliveryService, which starts it on bootstrap and stops it before
+ * shutdown.
  */
 export class DeliveryQueue {
   private round: Promise<void> | null = null;
