@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PG_SEQUENCE_LIMIT_EXCEEDED, postgresError, readQuery } from '@bank/shared/database';
-import { correlationHeaders } from '@bank/shared/tracing';
+import type { CorrelationHeaders } from '@bank/shared/tracing';
 import type { CardIssueStatus, FormFactor, StatusSource } from './card-issue-status.model';
 import {
   APPLY_STATUS_CHANGE_SQL,
@@ -34,6 +34,8 @@ export interface NewCardIssueRow {
   options: object | null;
   delivery: object | null;
   now: Date;
+  /** The trace context and request id of the change (see TraceContextOfChange). */
+  traceContext: TraceContextOfChange;
 }
 
 export function isSequenceExhausted(error: unknown): boolean {
@@ -41,12 +43,15 @@ export function isSequenceExhausted(error: unknown): boolean {
 }
 
 /**
- * The trace context and request id of the change being stored (JSON text, null outside a
- * request with tracing off), for the outbox message it writes: its delivery continues the trace.
+ * The trace context and request id of a change, as its caller knows them (null when it has
+ * none), stored with the outbox message and the webhook events the change writes: their
+ * deliveries continue that trace under that id.
  */
-function traceContextOfChange(): string | null {
-  const headers = correlationHeaders();
-  return Object.keys(headers).length ? JSON.stringify(headers) : null;
+export type TraceContextOfChange = CorrelationHeaders | null;
+
+/** The trace_context parameter of a change's statement: jsonb text, or null. */
+function traceContextParameter(traceContext: TraceContextOfChange): string | null {
+  return traceContext ? JSON.stringify(traceContext) : null;
 }
 
 /** A request with its status history, as the GET endpoints read it. Instants in epoch ms. */
@@ -111,7 +116,7 @@ export class CardIssuesRepository {
       row.options ? JSON.stringify(row.options) : null,
       row.delivery ? JSON.stringify(row.delivery) : null,
       row.now,
-      traceContextOfChange(),
+      traceContextParameter(row.traceContext),
       row.holderCreationKey,
     ]);
     return rows[0].requestId;
@@ -158,7 +163,7 @@ export class CardIssuesRepository {
   /**
    * Applies a status change to a locked request: the row, a history entry, its webhook events
    * and the outbox message that mirrors it to the operation service, in the caller's
-   * transaction.
+   * transaction; the events and the message carry `traceContext`.
    */
   async applyStatusChange(
     manager: EntityManager,
@@ -167,6 +172,7 @@ export class CardIssuesRepository {
     failureReason: string | null,
     source: StatusSource,
     now: Date,
+    traceContext: TraceContextOfChange,
   ): Promise<LockedCardIssue> {
     const sequence = request.statusSequence + 1;
     await manager.query(APPLY_STATUS_CHANGE_SQL, [
@@ -176,7 +182,7 @@ export class CardIssuesRepository {
       sequence,
       now,
       source,
-      traceContextOfChange(),
+      traceContextParameter(traceContext),
       request.status,
     ]);
     return { ...request, status, failureReason, statusSequence: sequence };

@@ -1,5 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { BUSINESS_TIME_ZONE, Clock, FixedClock } from '@bank/shared/calendar';
+import { runWithRequestId } from '@bank/shared/tracing';
 import { BranchesClient, DownstreamBranch } from '../integrations/branches/branches.client';
 import { DownstreamService, GatewayResult } from '../integrations/gateway-result.model';
 import { DownstreamUser, NewUser, UsersClient } from '../integrations/users/users.client';
@@ -232,6 +233,15 @@ describe('CardIssuesService.create', () => {
     expect(kicks).toBe(1);
     // The delivery the kick starts must not inherit this request's downstream deadline.
     expect(kickedInBudget).toBe(false);
+  });
+
+  it('hands the repository the trace context of the request it serves (none outside one)', async () => {
+    await runWithRequestId('rid-create-1', () => service.create(everyReference()));
+    await service.create(everyReference());
+    expect(repository.rows.map((row) => row.traceContext)).toEqual([
+      { 'x-request-id': 'rid-create-1' },
+      null,
+    ]);
   });
 
   it('looks every referenced user up once', async () => {

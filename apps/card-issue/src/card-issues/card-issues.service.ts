@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { IdempotencyLease, KeyConflicts, runIdempotent } from '@bank/shared/idempotency';
 import { BUSINESS_TIME_ZONE, Clock } from '@bank/shared/calendar';
 import { requestIdBusinessDay } from '@bank/shared/identifiers';
+import { correlationHeaders } from '@bank/shared/tracing';
 import { BranchesClient, DownstreamBranch } from '../integrations/branches/branches.client';
 import { DownstreamBudget } from '../integrations/gateway-http.client';
 import { GatewayResult } from '../integrations/gateway-result.model';
@@ -16,6 +17,7 @@ import {
   CardIssuesRepository,
   isSequenceExhausted,
   NewCardIssueRow,
+  TraceContextOfChange,
 } from './card-issues.repository';
 import {
   CardIssueNotFoundError,
@@ -205,6 +207,7 @@ export class CardIssuesService {
       options: request.options ?? null,
       delivery: request.delivery ?? null,
       now,
+      traceContext: traceContextOfChange(),
     };
     const bodyOf = (requestId: string) =>
       JSON.stringify(toCardIssueResponse({ requestId, status, failureReason }));
@@ -261,12 +264,23 @@ export class CardIssuesService {
         failureReason,
         'api',
         this.clock.now(),
+        traceContextOfChange(),
       );
     });
     this.outbox.kick();
     this.webhooks.kick();
     return toCardIssueResponse(updated);
   }
+}
+
+/**
+ * The trace context and request id of the request being served, for the change it stores (null
+ * outside a request with tracing off): the change's outbox message and webhook events keep them,
+ * so their deliveries continue this request's trace under its id.
+ */
+function traceContextOfChange(): TraceContextOfChange {
+  const headers = correlationHeaders();
+  return Object.keys(headers).length ? headers : null;
 }
 
 /**

@@ -1,95 +1,14 @@
 import { REQUEST_ID_NUMBER_DIGITS, REQUEST_ID_PREFIX } from '@bank/shared/identifiers';
-import type { OutboxMessageType } from '../outbox/outbox-message.model';
-import { insertWebhookDeliveries } from '../webhooks/webhook-deliveries.sql';
+import { insertOutboxMessage, supersedeOlderStatuses } from '../outbox/outbox.sql';
+import { webhookEventData, webhookEvents } from '../webhooks/webhook-deliveries.sql';
 
 /**
  * Every statement that reads or writes the card_issue_* tables, as plain strings: the
  * repository (CardIssuesRepository) runs them, and the benchmark baseline (tools/bench) runs
- * the very same ones, so the two always do the same database work.
+ * the very same ones, so the two always do the same database work. A change writes its outbox
+ * message and webhook events in its own statement; their parts are written by the tables they
+ * go to (outbox/outbox.sql.ts, webhooks/webhook-deliveries.sql.ts) and composed here.
  */
-
-/**
- * The outbox message that mirrors a change of `source` (a CTE or table with request_id)
- * to the operation service, with `payload` built from its columns. The one place the
- * outbox_messages INSERT is written. The payload shapes are OutboxPayload's
- * (outbox/outbox-message.model.ts), key for key:
- *
- * - 'operation.create' (INSERT_CARD_ISSUE_SQL): OperationCreatePayload, {requestId, cardOwner,
- *   holderUserId, formFactor, status, sequence: 1};
- * - 'operation.status' (APPLY_STATUS_CHANGE_SQL, MOVE_DUE_BATCH_SQL): OperationStatusPayload,
- *   {requestId, status, sequence}.
- *
- * `traceContext` is the SQL of the message's trace_context (CorrelationHeaders as jsonb, or NULL):
- * the trace and request id of the change, so the delivery continues that request's trace.
- */
-function insertOutboxMessage(
-  type: OutboxMessageType,
-  payload: string,
-  source: string,
-  traceContext: string,
-): string {
-  // A status is due no earlier than its request's create (retrying, or DEAD: 'infinity'), since
-  // it cannot go before it; so the outbox's due index holds only messages that can go.
-  const due =
-    type === 'operation.create'
-      ? 'now()'
-      : `greatest(now(), (SELECT max(c.next_attempt_at) FROM outbox_messages c
-          WHERE c.request_id = src.request_id AND c.state IN ('PENDING','DEAD') AND c.type = 'operation.create'))`;
-  return `INSERT INTO outbox_messages (request_id, type, payload, next_attempt_at, created_at, trace_context)
-   SELECT request_id, '${type}', ${payload}, ${due}, now(), ${traceContext}
-   FROM ${source} src`;
-}
-
-/**
- * The webhook events of a change (docs/webhooks.md "Events"), as the CTEs `events` and
- * `webhooks`: `events` is a SELECT with the columns insertWebhookDeliveries reads except
- * event_id, which is added here; MATERIALIZED so each event gets one id for all its
- * subscriptions. Data keys are StoredWebhookEventData's (webhooks/webhook-events.model.ts).
- */
-function webhookEvents(events: string): string {
-  return `events AS MATERIALIZED (
-   SELECT ev.*, gen_random_uuid() AS event_id FROM (${events}) ev
- ), webhooks AS (
-   ${insertWebhookDeliveries('events')}
- )`;
-}
-
-/** The data column of a webhook event: StoredWebhookEventData, from SQL expressions. */
-function webhookEventData(
-  status: string,
-  previousStatus: string,
-  source: string,
-  failureReason: string,
-): string {
-  return `jsonb_build_object('status', ${status}, 'previousStatus', ${previousStatus},
-                            'source', ${source}, 'failureReason', ${failureReason})`;
-}
-
-/**
- * Coalesces a request's status backlog: the older 'operation.status' messages of the requests
- * in `source` that wait (PENDING, or DEAD) are SUPERSEDED by the one written beside this
- * fragment, since the operation service keeps only the highest sequence. A message on its way
- * (under an unexpired lease) is left to its worker. Each request's open messages are looked up
- * on their own (LATERAL: one probe of the partial index of open messages (request_id, id) per
- * request; OFFSET 0 keeps the planner from flattening it back into a join), whatever it believes
- * of the table: as a join, a freshly grown backlog with
- * stale statistics made it read the whole open index once per moved request (2.3 s for a batch
- * of 500 over a 100,000-message backlog), so a storm of PATCHes leaves at most one status
- * waiting per request at a cost that follows the batch.
- */
-function supersedeOlderStatuses(source: string): string {
-  return `UPDATE outbox_messages o
-   SET state = 'SUPERSEDED', settled_at = now()
-   FROM (
-     SELECT w.id FROM ${source} s CROSS JOIN LATERAL (
-       SELECT e.id FROM outbox_messages e
-       WHERE e.request_id = s.request_id AND e.state IN ('PENDING','DEAD') AND e.type = 'operation.status'
-         AND (e.locked_until IS NULL OR e.locked_until < now())
-       OFFSET 0
-     ) w
-   ) waiting
-   WHERE o.id = waiting.id`;
-}
 
 /**
  * Stores a new request in one statement: the request with its id generated from the day's

@@ -2,13 +2,12 @@ import { Module } from '@nestjs/common';
 import { CardIssuesStorageModule } from '../card-issues/card-issues-storage.module';
 import { IntegrationsModule } from '../integrations/integrations.module';
 import { OutboxRepository } from './outbox.repository';
-import { OutboxScheduler } from './outbox.scheduler';
 import { OutboxMetrics } from './outbox.metrics';
 import { OutboxService } from './outbox.service';
 
 @Module({
   imports: [IntegrationsModule, CardIssuesStorageModule],
-  providers: [OutboxRepository, OutboxMetrics, OutboxService, OutboxScheduler],
+  providers: [OutboxRepository, OutboxMetrics, OutboxService],
   exports: [OutboxService],
 })
 export class OutboxModule {}

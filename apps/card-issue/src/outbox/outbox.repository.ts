@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { DeliveryStore } from '@bank/shared/delivery';
 import type { ClaimedMessage, OutboxMessageState, OutboxMessageType } from './outbox-message.model';
 import {
   CLAIM_OUTBOX_MESSAGES_SQL,
@@ -21,22 +22,17 @@ export interface DeadOutboxMessage {
   lastError: string | null;
 }
 
-/** Messages waiting and given up, and the age of the oldest waiting (seconds). */
-export interface OutboxBacklog {
-  pending: number;
-  dead: number;
-  oldestPendingSeconds: number;
-}
-
-/** Outbox storage: runs the statements of outbox.sql.ts. */
+/**
+ * Outbox storage: runs the statements of outbox.sql.ts (the backlog and the purge as every
+ * delivery queue does, DeliveryStore).
+ */
 @Injectable()
-export class OutboxRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** The backlog for the metrics (SELECT_OUTBOX_BACKLOG_SQL), counts capped at `cap`. */
-  async backlog(cap: number): Promise<OutboxBacklog> {
-    const [row] = await this.dataSource.query<OutboxBacklog[]>(SELECT_OUTBOX_BACKLOG_SQL, [cap]);
-    return row;
+export class OutboxRepository extends DeliveryStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super(dataSource, {
+      purgeSettled: PURGE_SETTLED_OUTBOX_MESSAGES_SQL,
+      backlog: SELECT_OUTBOX_BACKLOG_SQL,
+    });
   }
 
   /** Claims up to `limit` due messages under a lease, oldest first (see CLAIM_OUTBOX_MESSAGES_SQL). */
@@ -74,14 +70,5 @@ export class OutboxRepository {
 
   deadMessages(limit: number): Promise<DeadOutboxMessage[]> {
     return this.dataSource.query<DeadOutboxMessage[]>(SELECT_DEAD_OUTBOX_MESSAGES_SQL, [limit]);
-  }
-
-  /** Deletes one batch of settled messages older than `retentionMs`; returns how many. */
-  async purgeSettled(retentionMs: number, limit: number): Promise<number> {
-    const [{ n }] = await this.dataSource.query<{ n: number }[]>(
-      PURGE_SETTLED_OUTBOX_MESSAGES_SQL,
-      [retentionMs, limit],
-    );
-    return n;
   }
 }

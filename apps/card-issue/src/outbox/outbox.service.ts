@@ -1,19 +1,15 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DeliveryQueue, DeliveryService } from '@bank/shared/delivery';
 import { ENVIRONMENT } from '@bank/shared/nest';
-import { RateLimitedLog } from '@bank/shared/logging';
-import { continueTrace, failCurrentSpan, runDetached } from '@bank/shared/tracing';
+import { continueTrace, failCurrentSpan } from '@bank/shared/tracing';
 import { CardIssuesRepository } from '../card-issues/card-issues.repository';
 import { CardIssueEnvironment } from '../config/environment.config';
 import { failureReasonOf } from '../integrations/gateway-result.model';
 import { OperationsClient } from '../integrations/operations/operations.client';
-import { outboxRetryDelayMs } from './outbox.backoff';
 import { ClaimedMessage, OutboxMessageState } from './outbox-message.model';
 import { OutboxRepository } from './outbox.repository';
-import { deliveryOutcome, OutboxMetrics } from './outbox.metrics';
-
-const HOUR_MS = 3_600_000;
-/** A failed round (the claim itself failing) is logged at most once per this interval. */
-const ROUND_FAILURE_LOG_INTERVAL_MS = 10_000;
+import { OutboxMetrics, outboxTypeLabel } from './outbox.metrics';
 
 /** What became of one claimed message. */
 type Outcome =
@@ -23,32 +19,24 @@ type ClaimedCreate = Extract<ClaimedMessage, { type: 'operation.create' }>;
 type ClaimedStatus = Extract<ClaimedMessage, { type: 'operation.status' }>;
 
 /**
- * Delivers outbox messages to the operation service: claimed in batches under a lease,
- * sent concurrently across requests (in order within one), retried with exponential
- * backoff while the service is unavailable, given up as DEAD after OUTBOX_MAX_ATTEMPTS
- * (redeliverDead brings them back). The operation service treats a repeated create (same
- * requestId) and a stale status (lower sequence) as no-ops, so a message delivered twice after
- * a crash changes nothing, and a status superseded by a newer one need not be sent at all.
+ * Delivers outbox messages to the operation service, as a DeliveryQueue (@bank/shared/delivery):
+ * claimed in batches under a lease, sent concurrently across requests (in order within one),
+ * retried with exponential backoff while the service is unavailable, given up as DEAD after
+ * OUTBOX_MAX_ATTEMPTS (the outbox:redeliver command brings them back). A round every
+ * OUTBOX_TICK_MS picks up retries whose backoff ran out and messages whose lease expired (fresh
+ * messages go at once through kick); every hour the messages settled more than
+ * OUTBOX_RETENTION_HOURS ago are deleted. The operation service treats a repeated create (same
+ * requestId) and a stale status (lower sequence) as no-ops, so a message delivered twice after a
+ * crash changes nothing, and a status superseded by a newer one need not be sent at all.
  *
  * Logging follows failures, not messages: one line per batch that had failed deliveries (with
  * the count per reason), one per batch that gave messages up, and one per interval for rounds
  * that could not claim at all.
  */
 @Injectable()
-export class OutboxService implements BeforeApplicationShutdown {
+export class OutboxService extends DeliveryService {
   private readonly logger = new Logger(OutboxService.name);
-  private draining: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
-  /** Rounds whose claim failed: one line per interval, with the count of the others. */
-  private readonly roundFailures = new RateLimitedLog(
-    ROUND_FAILURE_LOG_INTERVAL_MS,
-    ({ detail, suppressed }) =>
-      this.logger.error(
-        { err: detail.err, alsoFailedSinceLastLine: suppressed },
-        'Outbox delivery round failed',
-      ),
-  );
+  protected override readonly queue: DeliveryQueue;
 
   constructor(
     private readonly repository: OutboxRepository,
@@ -56,42 +44,32 @@ export class OutboxService implements BeforeApplicationShutdown {
     private readonly operations: OperationsClient,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
     private readonly metrics: OutboxMetrics,
-  ) {}
-
-  /** Asks for a delivery round soon, without waiting for it (after a change was committed). */
-  kick(): void {
-    if (this.stopped || !this.env.OUTBOX_ENABLED) return;
-    // drain() logs a failed round itself, once for all the callers sharing it. The round is
-    // no single request's (it is shared, and delivers other requests' messages): it runs outside
-    // the caller's trace and request id; each delivery continues its own message's.
-    void runDetached(() => this.drain()).catch(() => undefined);
+    registry: SchedulerRegistry,
+  ) {
+    super();
+    this.queue = new DeliveryQueue(registry, this.logger, {
+      name: 'outbox',
+      enabled: env.OUTBOX_ENABLED,
+      tickMs: env.OUTBOX_TICK_MS,
+      step: async () => (await this.deliverBatch()) > 0,
+      retry: { baseMs: env.OUTBOX_RETRY_BASE_MS, maxMs: env.OUTBOX_RETRY_MAX_MS, jitter: false },
+      store: repository,
+      retentionHours: env.OUTBOX_RETENTION_HOURS,
+      purgeBatchSize: env.OUTBOX_PURGE_BATCH_SIZE,
+      lines: {
+        roundFailed: 'Outbox delivery round failed',
+        purged: 'Purged settled outbox messages',
+        purgeFailed: 'Outbox purge failed',
+      },
+    });
   }
 
   /**
    * Delivers due messages until none is left; concurrent calls share one round. A round whose
-   * claim fails ends there (the next kick or tick tries again) and is logged by roundFailed.
+   * claim fails ends there (the next kick or tick tries again), rejects, and is logged.
    */
   drain(): Promise<void> {
-    if (this.draining) {
-      this.again = true;
-      return this.draining;
-    }
-    this.draining = (async () => {
-      try {
-        do {
-          this.again = false;
-          while (!this.stopped && (await this.deliverBatch()) > 0) {
-            // keep going while batches come back non-empty
-          }
-        } while (this.again && !this.stopped);
-      } catch (error) {
-        this.roundFailed(error);
-        throw error;
-      } finally {
-        this.draining = null;
-      }
-    })();
-    return this.draining;
+    return this.queue.run();
   }
 
   /** Claims and delivers one batch; returns how many messages it claimed. */
@@ -124,8 +102,8 @@ export class OutboxService implements BeforeApplicationShutdown {
     );
     outcomes.forEach((outcome, i) =>
       this.metrics.attempted(
-        batch[i].type,
-        deliveryOutcome(outcome.kind === 'delivered' ? 'DELIVERED' : outcome.state),
+        outboxTypeLabel(batch[i].type),
+        outcome.kind === 'delivered' ? 'DELIVERED' : outcome.state,
       ),
     );
     this.logFailures(batch, outcomes);
@@ -136,18 +114,8 @@ export class OutboxService implements BeforeApplicationShutdown {
    * Deletes the messages DELIVERED or SUPERSEDED more than OUTBOX_RETENTION_HOURS ago, batch
    * after batch (bounded, so one run cannot hold the scheduler forever); returns how many.
    */
-  async purgeSettled(maxBatches = 100): Promise<number> {
-    const retentionMs = this.env.OUTBOX_RETENTION_HOURS * HOUR_MS;
-    let total = 0;
-    for (let i = 0; i < maxBatches && !this.stopped; i++) {
-      const removed = await this.repository.purgeSettled(
-        retentionMs,
-        this.env.OUTBOX_PURGE_BATCH_SIZE,
-      );
-      total += removed;
-      if (removed < this.env.OUTBOX_PURGE_BATCH_SIZE) break;
-    }
-    return total;
+  purgeSettled(maxBatches?: number): Promise<number> {
+    return this.queue.purgeSettled(maxBatches);
   }
 
   private logFailures(batch: ClaimedMessage[], outcomes: Outcome[]): void {
@@ -176,10 +144,6 @@ export class OutboxService implements BeforeApplicationShutdown {
         },
         'Outbox messages given up after their last attempt (dead letters; see outbox:redeliver)',
       );
-  }
-
-  private roundFailed(error: unknown): void {
-    this.roundFailures.report('round', { err: error });
   }
 
   private async deliverCreate(message: ClaimedCreate): Promise<Outcome> {
@@ -219,24 +183,12 @@ export class OutboxService implements BeforeApplicationShutdown {
 
   private async retry(message: ClaimedMessage, reason: string): Promise<Outcome> {
     failCurrentSpan(reason);
-    const delay = outboxRetryDelayMs(
-      message.attempts,
-      this.env.OUTBOX_RETRY_BASE_MS,
-      this.env.OUTBOX_RETRY_MAX_MS,
-    );
     const state = await this.repository.settleFailure(
       message.id,
-      delay,
+      this.queue.retryDelayMs(message.attempts),
       reason,
       this.env.OUTBOX_MAX_ATTEMPTS,
     );
     return { kind: 'failed', reason, state };
-  }
-
-  /** Before the HTTP server closes: lets the delivery in flight finish; nothing new starts. */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    this.roundFailures.flush();
-    await this.draining?.catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DeliveryStore } from '@bank/shared/delivery';
 import type { CorrelationHeaders } from '@bank/shared/tracing';
 import type { StoredWebhookEvent, WebhookEventType } from './webhook-events.model';
 import {
@@ -73,13 +74,6 @@ export interface WebhookDeliveryLogEntry {
 
 export type RedeliverOutcome = 'redelivered' | 'not-dead' | 'not-found';
 
-/** Deliveries waiting and given up, and the age of the oldest waiting (seconds). */
-export interface WebhookBacklog {
-  pending: number;
-  dead: number;
-  oldestPendingSeconds: number;
-}
-
 type Epoch = number | null;
 interface LogRow extends Omit<
   WebhookDeliveryLogEntry,
@@ -96,10 +90,18 @@ const dateOf = (epoch: Epoch): Date | null => (epoch === null ? null : new Date(
 const DELIVERY_ID = /^[1-9]\d{0,17}$/;
 const MAX_ERROR_LENGTH = 500;
 
-/** Webhook delivery storage: runs the statements of webhook-deliveries.sql.ts. */
+/**
+ * Webhook delivery storage: runs the statements of webhook-deliveries.sql.ts (the backlog and
+ * the purge of delivered rows as every delivery queue does, DeliveryStore).
+ */
 @Injectable()
-export class WebhookDeliveriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+export class WebhookDeliveriesRepository extends DeliveryStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super(dataSource, {
+      purgeSettled: PURGE_DELIVERED_WEBHOOKS_SQL,
+      backlog: SELECT_WEBHOOK_BACKLOG_SQL,
+    });
+  }
 
   /**
    * Claims due deliveries under a lease (CLAIM_WEBHOOK_DELIVERIES_SQL): up to `limit`, none of
@@ -173,21 +175,6 @@ export class WebhookDeliveriesRepository {
       deliveredAt: dateOf(row.deliveredAt),
       attemptLog: row.attemptLog.map((attempt) => ({ ...attempt, at: new Date(attempt.at) })),
     }));
-  }
-
-  /** Deletes one batch of deliveries delivered more than `retentionMs` ago; returns how many. */
-  async purgeDelivered(retentionMs: number, limit: number): Promise<number> {
-    const [{ n }] = await this.dataSource.query<{ n: number }[]>(PURGE_DELIVERED_WEBHOOKS_SQL, [
-      retentionMs,
-      limit,
-    ]);
-    return n;
-  }
-
-  /** The backlog for the metrics, counts capped at `cap`. */
-  async backlog(cap: number): Promise<WebhookBacklog> {
-    const [row] = await this.dataSource.query<WebhookBacklog[]>(SELECT_WEBHOOK_BACKLOG_SQL, [cap]);
-    return row;
   }
 }
 

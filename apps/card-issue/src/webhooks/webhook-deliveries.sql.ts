@@ -1,8 +1,11 @@
+import { deliveryTableSql } from '@bank/shared/delivery';
+
 /**
  * Every statement on webhook_deliveries and webhook_delivery_attempts, run by
  * WebhookDeliveriesRepository; the event writes are fragments the card issue statements embed
- * (card-issues.sql.ts), so an event is stored in the statement of the change it reports. Timing
- * uses the database clock, now(), as the operation outbox does: every replica agrees on it.
+ * (card-issues.sql.ts), so an event is stored in the statement of the change it reports. The
+ * queue's mechanism (claim under lease, backoff, dead letters, purge, backlog; database clock)
+ * is @bank/shared/delivery's, as for the operation outbox; this file says what is the webhooks'.
  *
  * A delivery (one event for one subscription) is PENDING until DELIVERED, or DEAD after
  * WEBHOOK_MAX_ATTEMPTS failed attempts (redelivered through the API). A (subscription, request)
@@ -11,6 +14,13 @@
  * of that request for that subscription only. A failed head pushes the due time of the rest of
  * its pair to its own (never, while DEAD), so the due index holds only deliveries that can go.
  */
+
+/** webhook_deliveries as a delivery queue: a (subscription, request) pair is one lane. */
+export const WEBHOOK_TABLE = deliveryTableSql({
+  table: 'webhook_deliveries',
+  lane: ['subscription_id', 'request_id'],
+  settled: ['DELIVERED'],
+});
 
 /**
  * Stores the events of `events` for every enabled subscription whose event_types contain their
@@ -26,9 +36,7 @@ export function insertWebhookDeliveries(events: string): string {
   return `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, request_id, sequence, data,
                                   occurred_at, next_attempt_at, trace_context, created_at)
    SELECT s.id, e.event_id, e.event_type, e.request_id, e.sequence, e.data, e.occurred_at,
-          greatest(now(), (SELECT max(o.next_attempt_at) FROM webhook_deliveries o
-                           WHERE o.subscription_id = s.id AND o.request_id = e.request_id
-                             AND o.state IN ('PENDING','DEAD'))),
+          ${WEBHOOK_TABLE.dueBehindLane(['s.id', 'e.request_id'])},
           e.trace_context, now()
    FROM ${events} e
    JOIN webhook_subscriptions s ON s.enabled AND e.event_type = ANY (s.event_types)
@@ -36,53 +44,64 @@ export function insertWebhookDeliveries(events: string): string {
 }
 
 /**
- * Claims up to $1 due deliveries under a lease of $2 ms and counts the attempt, with what the
- * sender needs: the subscription's URL and the secrets that sign now (the current one, and the
- * previous one while its rotation overlap runs). $3 (uuid[]) and $4 (int[]) are the
+ * The webhook events of a change (docs/webhooks.md "Events"), as the CTEs `events` and
+ * `webhooks`: `events` is a SELECT with the columns insertWebhookDeliveries reads except
+ * event_id, which is added here; MATERIALIZED so each event gets one id for all its
+ * subscriptions. Data keys are StoredWebhookEventData's (webhook-events.model.ts).
+ */
+export function webhookEvents(events: string): string {
+  return `events AS MATERIALIZED (
+   SELECT ev.*, gen_random_uuid() AS event_id FROM (${events}) ev
+ ), webhooks AS (
+   ${insertWebhookDeliveries('events')}
+ )`;
+}
+
+/** The data column of a webhook event: StoredWebhookEventData, from SQL expressions. */
+export function webhookEventData(
+  status: string,
+  previousStatus: string,
+  source: string,
+  failureReason: string,
+): string {
+  return `jsonb_build_object('status', ${status}, 'previousStatus', ${previousStatus},
+                            'source', ${source}, 'failureReason', ${failureReason})`;
+}
+
+/**
+ * Claims up to $1 due deliveries under a lease of $2 ms and counts the attempt (claimDue),
+ * with what the sender needs: the subscription's URL and the secrets that sign now (the current
+ * one, and the previous one while its rotation overlap runs). $3 (uuid[]) and $4 (int[]) are the
  * subscriptions this process already has deliveries in flight for and the slots each has left;
  * any other subscription has $5 (WEBHOOK_SUBSCRIPTION_CONCURRENCY). A subscription without
  * slots is skipped, and no more than its slots are claimed for it, so a slow receiver holds at
  * most its own slots and never the process's. The candidates (at most $6, oldest due first) are
- * the heads of their pairs: the due index of PENDING rows, one probe of the open index per row.
- * SKIP LOCKED lets replicas claim disjoint sets. Rows are ClaimedWebhookDelivery, oldest first.
+ * the heads of their pairs. Rows are ClaimedWebhookDelivery, oldest first.
  */
-export const CLAIM_WEBHOOK_DELIVERIES_SQL = `WITH busy AS (
+export const CLAIM_WEBHOOK_DELIVERIES_SQL = WEBHOOK_TABLE.claimDue({
+  with: `busy AS (
    SELECT b.subscription_id, b.free FROM unnest($3::uuid[], $4::int[]) AS b(subscription_id, free)
- ), candidates AS (
-   SELECT o.id, o.subscription_id, o.next_attempt_at FROM webhook_deliveries o
-   WHERE o.state = 'PENDING' AND o.next_attempt_at <= now()
-     AND (o.locked_until IS NULL OR o.locked_until < now())
-     AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.subscription_id = o.subscription_id AND b.free <= 0)
-     AND NOT EXISTS (
-       SELECT 1 FROM webhook_deliveries e
-       WHERE e.subscription_id = o.subscription_id AND e.request_id = o.request_id
-         AND e.state IN ('PENDING','DEAD') AND e.id < o.id)
-   ORDER BY o.next_attempt_at, o.id
-   LIMIT $6
-   FOR UPDATE SKIP LOCKED
- ), picked AS (
-   SELECT r.id FROM (
-     SELECT c.id, c.next_attempt_at,
-            row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at, c.id) AS n,
-            coalesce(b.free, $5::int) AS free
-     FROM candidates c LEFT JOIN busy b ON b.subscription_id = c.subscription_id
-   ) r
-   WHERE r.n <= r.free
-   ORDER BY r.next_attempt_at, r.id
-   LIMIT $1
- ), claimed AS (
-   UPDATE webhook_deliveries d
-   SET locked_until = now() + make_interval(secs => $2::double precision / 1000), attempts = d.attempts + 1
-   FROM picked p, webhook_subscriptions s
-   WHERE d.id = p.id AND s.id = d.subscription_id
-   RETURNING d.id::text AS id, d.subscription_id AS "subscriptionId", d.event_id AS "eventId",
-             d.event_type AS "eventType", d.request_id AS "requestId", d.sequence, d.data,
-             floor(extract(epoch FROM d.occurred_at) * 1000)::float8 AS "occurredAt",
-             d.attempts, d.trace_context AS "traceContext", s.url,
+ )`,
+  where: `NOT EXISTS (SELECT 1 FROM busy b WHERE b.subscription_id = o.subscription_id AND b.free <= 0)`,
+  limit: '$6',
+  leaseMs: '$2',
+  pick: (candidates) => `SELECT r.id FROM (
+       SELECT c.id, c.next_attempt_at,
+              row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at, c.id) AS n,
+              coalesce(b.free, $5::int) AS free
+       FROM (${candidates}) c LEFT JOIN busy b ON b.subscription_id = c.subscription_id
+     ) r
+     WHERE r.n <= r.free
+     ORDER BY r.next_attempt_at, r.id
+     LIMIT $1`,
+  join: { from: 'webhook_subscriptions s', on: 's.id = q.subscription_id' },
+  returning: `q.id::text AS id, q.subscription_id AS "subscriptionId", q.event_id AS "eventId",
+             q.event_type AS "eventType", q.request_id AS "requestId", q.sequence, q.data,
+             floor(extract(epoch FROM q.occurred_at) * 1000)::float8 AS "occurredAt",
+             q.attempts, q.trace_context AS "traceContext", s.url,
              array_remove(ARRAY[s.secret,
-               CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END], NULL) AS secrets
- )
- SELECT * FROM claimed ORDER BY id::bigint`;
+               CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END], NULL) AS secrets`,
+});
 
 /**
  * The log line of attempt $2 of delivery $1: started at $3, answered $4 (null: no answer) after
@@ -91,63 +110,50 @@ export const CLAIM_WEBHOOK_DELIVERIES_SQL = `WITH busy AS (
 const INSERT_ATTEMPT = `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, latency_ms, error, response_prefix)
    SELECT id, $2::int, $3::timestamptz, $4::int, $5::int, $6::text, $7::text FROM webhook_deliveries WHERE id = $1`;
 
+/** The columns of the last attempt (log columns as INSERT_ATTEMPT). */
+const LAST_ATTEMPT = `last_attempt_at = $3::timestamptz, last_status_code = $4::int, last_latency_ms = $5::int`;
+
 /**
  * Delivery $1 answered 2xx on attempt $2 (log columns as INSERT_ATTEMPT). Only a PENDING row
  * changes (a row redelivered by a replica whose lease ran out is already DELIVERED); the attempt
  * is logged either way.
  */
 export const MARK_WEBHOOK_DELIVERED_SQL = `WITH upd AS (
-   UPDATE webhook_deliveries
-   SET state = 'DELIVERED', settled_at = now(), locked_until = NULL, last_attempt_at = $3::timestamptz,
-       last_status_code = $4::int, last_latency_ms = $5::int, last_error = NULL
-   WHERE id = $1 AND state = 'PENDING'
+   ${WEBHOOK_TABLE.markDelivered({ id: '$1', set: LAST_ATTEMPT, onlyPending: true })}
  )
  ${INSERT_ATTEMPT}`;
 
 /**
  * Attempt $2 of delivery $1 failed (log columns as INSERT_ATTEMPT): DEAD once the delivery made
  * $9 attempts, otherwise due again in $8 ms; the later deliveries of its pair are due no earlier
- * (never, while it is DEAD). Only a PENDING row changes. Returns the state it ends in as {state}
- * (no row: it was settled elsewhere).
+ * (settleFailure). Only a PENDING row changes. Returns the state it ends in as {state} (no
+ * row: it was settled elsewhere).
  */
-export const SETTLE_WEBHOOK_FAILURE_SQL = `WITH next AS (
-   SELECT d.id, CASE WHEN d.attempts >= $9::int THEN 'DEAD' ELSE 'PENDING' END AS state
-   FROM webhook_deliveries d WHERE d.id = $1 AND d.state = 'PENDING'
- ), upd AS (
-   UPDATE webhook_deliveries d
-   SET state = next.state, locked_until = NULL, last_attempt_at = $3::timestamptz,
-       last_status_code = $4::int, last_latency_ms = $5::int, last_error = $6::text,
-       next_attempt_at = CASE WHEN next.state = 'DEAD' THEN 'infinity'::timestamptz
-                              ELSE now() + make_interval(secs => $8::double precision / 1000) END
-   FROM next WHERE d.id = next.id
-   RETURNING d.id, d.subscription_id, d.request_id, d.state, d.next_attempt_at
- ), held AS (
-   UPDATE webhook_deliveries l
-   SET next_attempt_at = greatest(l.next_attempt_at, upd.next_attempt_at)
-   FROM upd
-   WHERE l.subscription_id = upd.subscription_id AND l.request_id = upd.request_id
-     AND l.state = 'PENDING' AND l.id > upd.id
- ), logged AS (
+export const SETTLE_WEBHOOK_FAILURE_SQL = WEBHOOK_TABLE.settleFailure({
+  id: '$1',
+  delayMs: '$8',
+  maxAttempts: '$9',
+  set: `${LAST_ATTEMPT}, last_error = $6::text`,
+  onlyPending: true,
+  with: `logged AS (
    ${INSERT_ATTEMPT}
- )
- SELECT state FROM upd`;
+ )`,
+});
 
 /**
  * Redelivery of delivery $2 of subscription $1: when DEAD, PENDING again, due now, attempts
- * from zero, and the open deliveries held behind it in its pair due now too. Answers {outcome}:
- * 'redelivered', 'not-dead' or 'not-found' (no such delivery of that subscription).
+ * from zero, and the open deliveries held behind it in its pair due now too (reviveDead).
+ * Answers {outcome}: 'redelivered', 'not-dead' or 'not-found' (no such delivery of that
+ * subscription).
  */
 export const REDELIVER_WEBHOOK_DELIVERY_SQL = `WITH target AS (
-   SELECT id, state, request_id FROM webhook_deliveries
+   SELECT id, state, subscription_id, request_id FROM webhook_deliveries
    WHERE id = $2::bigint AND subscription_id = $1::uuid
    FOR UPDATE
+ ), dead AS (
+   SELECT id, subscription_id, request_id FROM target WHERE state = 'DEAD'
  ), revived AS (
-   UPDATE webhook_deliveries d
-   SET attempts = CASE WHEN d.state = 'DEAD' THEN 0 ELSE d.attempts END,
-       state = 'PENDING', next_attempt_at = now(), locked_until = NULL, settled_at = NULL
-   FROM target t
-   WHERE t.state = 'DEAD' AND d.subscription_id = $1::uuid AND d.request_id = t.request_id
-     AND d.state IN ('PENDING','DEAD') AND d.id >= t.id
+   ${WEBHOOK_TABLE.reviveDead('dead')}
  )
  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM target) THEN 'not-found'
              WHEN (SELECT state FROM target) = 'DEAD' THEN 'redelivered'
@@ -177,27 +183,8 @@ export const SELECT_WEBHOOK_DELIVERY_LOG_SQL = `SELECT d.id::text AS id, d.event
  ORDER BY d.id DESC
  LIMIT $3 OFFSET $4`;
 
-/**
- * Deletes up to $2 deliveries DELIVERED more than $1 ms ago, oldest first (the partial index of
- * delivered rows), their attempts with them; returns how many as n. PENDING and DEAD rows stay.
- */
-export const PURGE_DELIVERED_WEBHOOKS_SQL = `WITH gone AS (
-   DELETE FROM webhook_deliveries WHERE id IN (
-     SELECT id FROM webhook_deliveries
-     WHERE state = 'DELIVERED'
-       AND settled_at < now() - make_interval(secs => $1::double precision / 1000)
-     ORDER BY settled_at
-     LIMIT $2)
-   RETURNING 1
- )
- SELECT count(*)::int AS n FROM gone`;
+/** Deletes up to $2 deliveries DELIVERED more than $1 ms ago (their attempts with them); returns how many as n. */
+export const PURGE_DELIVERED_WEBHOOKS_SQL = WEBHOOK_TABLE.purgeSettled;
 
-/**
- * The backlog for the metrics (read at scrape time): PENDING and DEAD deliveries, each counted
- * up to $1, and the age in seconds of the oldest PENDING one among those (0: none).
- */
-export const SELECT_WEBHOOK_BACKLOG_SQL = `SELECT
-   (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries WHERE state = 'PENDING' LIMIT $1) p)::int AS pending,
-   (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries WHERE state = 'DEAD' LIMIT $1) d)::int AS dead,
-   coalesce(extract(epoch FROM now() - (SELECT min(created_at) FROM
-     (SELECT created_at FROM webhook_deliveries WHERE state = 'PENDING' LIMIT $1) o)), 0)::float8 AS "oldestPendingSeconds"`;
+/** The backlog for the metrics: PENDING and DEAD deliveries, each counted up to $1, and the oldest's age. */
+export const SELECT_WEBHOOK_BACKLOG_SQL = WEBHOOK_TABLE.backlog;

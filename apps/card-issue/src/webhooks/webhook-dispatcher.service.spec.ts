@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { eventually } from '@bank/shared/testing';
 import type { CardIssueEnvironment } from '../config/environment.config';
 import type {
@@ -73,6 +74,7 @@ function dispatcher(env: Partial<CardIssueEnvironment>) {
       ...env,
     } as CardIssueEnvironment,
     metrics,
+    new SchedulerRegistry(),
   );
   return { service, due, claims, posts };
 }

@@ -1,6 +1,7 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DeliveryQueue, DeliveryService } from '@bank/shared/delivery';
 import { ENVIRONMENT } from '@bank/shared/nest';
-import { RateLimitedLog } from '@bank/shared/logging';
 import {
   continueTrace,
   correlationHeaders,
@@ -23,15 +24,11 @@ import {
 } from './webhook-deliveries.repository';
 import { serializeWebhookBody } from './webhook-events.model';
 import { WebhookSender } from './webhook-sender';
-import { webhookRetryDelayMs } from './webhooks.backoff';
-import { webhookAttemptOutcome, WebhooksMetrics } from './webhooks.metrics';
+import { WebhooksMetrics } from './webhooks.metrics';
 
-const HOUR_MS = 3_600_000;
 export const WEBHOOK_USER_AGENT = 'card-issue-webhooks/1';
 /** Deliveries deleted per purge statement. */
 const PURGE_BATCH_SIZE = 5_000;
-/** A failed claim round is logged at most once per this interval. */
-const ROUND_FAILURE_LOG_INTERVAL_MS = 10_000;
 /**
  * The lease of a claimed delivery is twice its attempt's limit (WEBHOOK_TIMEOUT_MS) and this
  * much more, time to record the outcome: another replica takes it over only when this one is
@@ -40,94 +37,79 @@ const ROUND_FAILURE_LOG_INTERVAL_MS = 10_000;
 const LEASE_MARGIN_MS = 1_000;
 
 /**
- * Sends webhook deliveries (docs/webhooks.md "Delivery"), apart from the operation outbox: its
- * own table, its own loop, its own HTTP connections. The loop claims while there are free slots
- * and never waits for a batch: each claimed delivery runs on its own, at most
- * WEBHOOK_CONCURRENCY in flight in this process and WEBHOOK_SUBSCRIPTION_CONCURRENCY for one
- * subscription (the claim skips a subscription at its cap), so a slow or dead receiver holds
- * its own slots and nothing else. A finished delivery frees its slot and asks for another round
- * at once, which also picks up the next event of the same request for that receiver.
+ * Sends webhook deliveries (docs/webhooks.md "Delivery") as a DeliveryQueue of their own
+ * (@bank/shared/delivery), apart from the operation outbox: its own table, its own rounds, its
+ * own HTTP connections. A round claims while there are free slots and never waits for a batch:
+ * each claimed delivery runs on its own, at most WEBHOOK_CONCURRENCY in flight in this process
+ * and WEBHOOK_SUBSCRIPTION_CONCURRENCY for one subscription (the claim skips a subscription at
+ * its cap), so a slow or dead receiver holds its own slots and nothing else. A finished delivery
+ * frees its slot and asks for another round at once, which also picks up the next event of the
+ * same request for that receiver. A round every WEBHOOK_TICK_MS picks up retries whose backoff
+ * (with full jitter) ran out and deliveries whose lease expired (a replica that died); every hour
+ * the deliveries delivered more than WEBHOOK_RETENTION_HOURS ago are deleted.
  *
  * At least once: a delivery is marked DELIVERED after its 2xx, so a crash in between (or a lease
  * that ran out) sends it again with the same Webhook-Id; receivers deduplicate by it.
  */
 @Injectable()
-export class WebhookDispatcherService implements BeforeApplicationShutdown {
+export class WebhookDispatcherService extends DeliveryService {
   private readonly logger = new Logger(WebhookDispatcherService.name);
   private readonly inFlight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   private inFlightTotal = 0;
-  private pumping: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
-  /** Rounds whose claim failed: one line per interval, with the count of the others. */
-  private readonly roundFailures = new RateLimitedLog(
-    ROUND_FAILURE_LOG_INTERVAL_MS,
-    ({ detail, suppressed }) =>
-      this.logger.error(
-        { err: detail.err, alsoFailedSinceLastLine: suppressed },
-        'Webhook claim round failed',
-      ),
-  );
+  protected override readonly queue: DeliveryQueue;
 
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
     private readonly sender: WebhookSender,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
     private readonly metrics: WebhooksMetrics,
-  ) {}
-
-  /** Asks for a round soon, without waiting for it (after a change was committed). */
-  kick(): void {
-    if (this.stopped || !this.env.WEBHOOKS_ENABLED) return;
-    // A round is nobody's request: it runs outside the caller's trace; each delivery continues
-    // the trace of the change it reports.
-    void runDetached(() => this.pump());
+    registry: SchedulerRegistry,
+  ) {
+    super();
+    this.queue = new DeliveryQueue(registry, this.logger, {
+      name: 'webhook',
+      enabled: env.WEBHOOKS_ENABLED,
+      tickMs: env.WEBHOOK_TICK_MS,
+      step: () => this.claimAndStart(),
+      retry: { baseMs: env.WEBHOOK_RETRY_BASE_MS, maxMs: env.WEBHOOK_RETRY_MAX_MS, jitter: true },
+      store: repository,
+      retentionHours: env.WEBHOOK_RETENTION_HOURS,
+      purgeBatchSize: PURGE_BATCH_SIZE,
+      lines: {
+        roundFailed: 'Webhook claim round failed',
+        purged: 'Purged delivered webhook deliveries',
+        purgeFailed: 'Webhook purge failed',
+      },
+    });
   }
 
   /**
    * Claims and starts due deliveries while slots are free; concurrent calls share one round.
-   * Resolves when everything due was started, not when it was delivered (see settled()).
+   * Resolves when everything due was started, not when it was delivered (see settled()); a round
+   * whose claim failed is logged, and resolves all the same.
    */
   pump(): Promise<void> {
-    if (this.pumping) {
-      this.again = true;
-      return this.pumping;
-    }
-    // Cleared in a promise reaction, which always runs after this assignment: a round that
-    // ends without awaiting anything (every slot taken) must not leave itself behind as the
-    // round in progress, or no round would start again.
-    const round = this.round().finally(() => {
-      if (this.pumping === round) this.pumping = null;
-    });
-    this.pumping = round;
-    return round;
+    return this.queue.run().catch(() => undefined);
   }
 
-  private async round(): Promise<void> {
-    try {
-      do {
-        this.again = false;
-        while (!this.stopped && this.freeSlots() > 0) {
-          const claimed = await this.repository.claim({
-            limit: this.freeSlots(),
-            leaseMs: 2 * this.env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
-            busy: this.busySubscriptions(),
-            perSubscription: this.env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
-          });
-          for (const delivery of claimed) this.start(delivery);
-          if (claimed.length === 0) break;
-        }
-      } while (this.again && !this.stopped && this.freeSlots() > 0);
-    } catch (error) {
-      this.roundFailed(error);
-    }
+  /** One step of a round: claims for the free slots and starts what came; whether to claim again. */
+  private async claimAndStart(): Promise<boolean> {
+    if (this.freeSlots() <= 0) return false;
+    const claimed = await this.repository.claim({
+      limit: this.freeSlots(),
+      leaseMs: 2 * this.env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+      busy: this.busySubscriptions(),
+      perSubscription: this.env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
+    });
+    for (const delivery of claimed) this.start(delivery);
+    return claimed.length > 0;
   }
 
   /** Resolves once the deliveries in flight now have finished (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.running.size > 0 || this.pumping) {
-      await Promise.all([...this.running, this.pumping]);
+    while (this.running.size > 0 || this.queue.busy) {
+      await Promise.all([...this.running, this.queue.idle()]);
     }
   }
 
@@ -140,15 +122,8 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
    * Deletes the deliveries DELIVERED more than WEBHOOK_RETENTION_HOURS ago, batch after batch
    * (bounded, so one run cannot hold the scheduler forever); returns how many.
    */
-  async purgeDelivered(maxBatches = 100): Promise<number> {
-    const retentionMs = this.env.WEBHOOK_RETENTION_HOURS * HOUR_MS;
-    let total = 0;
-    for (let i = 0; i < maxBatches && !this.stopped; i++) {
-      const removed = await this.repository.purgeDelivered(retentionMs, PURGE_BATCH_SIZE);
-      total += removed;
-      if (removed < PURGE_BATCH_SIZE) break;
-    }
-    return total;
+  purgeDelivered(maxBatches?: number): Promise<number> {
+    return this.queue.purgeSettled(maxBatches);
   }
 
   private freeSlots(): number {
@@ -218,15 +193,10 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
       state = 'DELIVERED';
     } else {
       failCurrentSpan(result.statusCode === null ? 'no response' : `HTTP ${result.statusCode}`);
-      const delay = webhookRetryDelayMs(
-        delivery.attempts,
-        this.env.WEBHOOK_RETRY_BASE_MS,
-        this.env.WEBHOOK_RETRY_MAX_MS,
-      );
       state = await this.repository.settleFailure(
         delivery,
         result,
-        delay,
+        this.queue.retryDelayMs(delivery.attempts),
         this.env.WEBHOOK_MAX_ATTEMPTS,
       );
       if (state === 'DEAD') {
@@ -244,7 +214,7 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
     }
     this.metrics.attempted(
       delivery.eventType,
-      webhookAttemptOutcome(state),
+      state,
       result.statusCode === null ? null : result.latencyMs,
     );
   }
@@ -274,14 +244,15 @@ export class WebhookDispatcherService implements BeforeApplicationShutdown {
     return headers;
   }
 
-  private roundFailed(error: unknown): void {
-    this.roundFailures.report('round', { err: error });
+  override onApplicationBootstrap(): void {
+    if (!this.env.WEBHOOKS_ENABLED)
+      this.logger.log('Webhook delivery is off (WEBHOOKS_ENABLED=false); events wait');
+    super.onApplicationBootstrap();
   }
 
-  /** Before the HTTP server closes: the deliveries in flight finish (each within its timeout); nothing new starts. */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    this.roundFailures.flush();
+  /** Besides: the deliveries in flight finish (each within its timeout). */
+  override async beforeApplicationShutdown(): Promise<void> {
+    await super.beforeApplicationShutdown();
     await this.settled();
   }
 }

@@ -6,7 +6,6 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcherService } from './webhook-dispatcher.service';
 import { WebhookSender } from './webhook-sender';
 import { WebhooksMetrics } from './webhooks.metrics';
-import { WebhooksScheduler } from './webhooks.scheduler';
 // --- subscriptions API (helper API) ---
 import { WebhookSubscriptionsController } from './webhook-subscriptions.controller';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
@@ -40,7 +39,6 @@ import { WebhookSubscriptionsService } from './webhook-subscriptions.service';
     WebhookSender,
     WebhooksMetrics,
     WebhookDispatcherService,
-    WebhooksScheduler,
     // --- end of delivery ---
     // --- subscriptions API (helper API) ---
     WebhookSubscriptionsRepository,

@@ -3,7 +3,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 
 const HOUR_MS = 3_600_000;
 
-/** What one delivery loop drives (the operation outbox, the webhooks). */
+/** What one delivery loop drives (a DeliveryQueue). */
 export interface DeliveryLoopWork {
   /** Its intervals are `<name>-delivery` and `<name>-purge` in the SchedulerRegistry. */
   name: string;
@@ -18,10 +18,10 @@ export interface DeliveryLoopWork {
 }
 
 /**
- * The timed entry points the operation outbox and the webhooks share: a delivery round every
- * tick picks up retries whose backoff ran out and work whose lease expired (another replica's,
- * or a crashed one's); fresh work is kicked at once by the change that wrote it. Every hour,
- * a purge that never overlaps the one before. Stopped before the HTTP server closes.
+ * The timed entry points of a delivery queue: a delivery round every tick picks up retries whose
+ * backoff ran out and work whose lease expired (another replica's, or a crashed one's); fresh
+ * work is kicked at once by the change that wrote it. Every hour, a purge that never overlaps
+ * the one before. Stopped before the HTTP server closes.
  */
 export class DeliveryLoop {
   private purging: Promise<void> | null = null;
