@@ -169,7 +169,7 @@ export function createHttpAdapter(): FastifyAdapter {
         : randomUUID();
     },
   });
-  // First: a request's sampling decision and server span come before any other hook's work.
+  // While tracing runs: the request's server span named after its route, with its request id.
   instrumentFastify(adapter.getInstance());
   const routes = new RouteMethods();
   routeMethods.set(adapter, routes);
@@ -234,12 +234,11 @@ export function createHttpAdapter(): FastifyAdapter {
     done();
   });
   // The handler and everything it awaits run under the request id, so the downstream calls it
-  // makes forward it (GatewayHttp) and the outbox messages it writes keep it, with the trace of
-  // a request left unsampled; they run in the trace context the request arrived in. (preHandler: the
+  // makes forward it (GatewayHttp) and the outbox messages it writes keep it. (preHandler: the
   // body has been read by then, so no stream callback leaves the scope.)
   adapter
     .getInstance()
-    .addHook('preHandler', (request, _reply, done) => runWithRequestId(request.id, done, request));
+    .addHook('preHandler', (request, _reply, done) => runWithRequestId(request.id, done));
   return adapter;
 }
 
