@@ -16,7 +16,6 @@ export * from './health/health.module';
 export * from './core.module';
 export * from './configure';
 export * from './run-service';
-export * from './tick-shape';
 export * from './rate-limited-log';
 export * from './log-safe-error';
 export * from './trust-proxy';
