@@ -202,7 +202,7 @@ export function overheadSection(result: OverheadResult, settings: BenchSettings)
       'The cost per request is the CPU time (user + system, /proc/<pid>/stat) the service process spent per request answered; ' +
       'a replica is CPU-bound, so the throughput it loses is 1 - (CPU per request with both off) / (CPU per request of the configuration). ' +
       'That is what the target is judged by: unlike req/s it hardly depends on what else the shared machine runs at the time. ' +
-      `Target (issue 15): metrics plus 10 %-sampled tracing cost at most ${100 * OVERHEAD_TARGET.maxCost} % of throughput.`,
+      `Target: metrics plus 10 %-sampled tracing cost at most ${100 * OVERHEAD_TARGET.maxCost} % of the CPU per request (of throughput).`,
     '',
     'Instructions per request (tools/bench/src/instructions.ts): the same configurations, each in ' +
       `${INSTRUCTION_PROCESSES} more processes started under valgrind's callgrind, warmed up uncounted (${n(get.warmup)} GETs or ${n(post.warmup)} POSTs), ` +
