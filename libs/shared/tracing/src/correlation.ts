@@ -34,11 +34,6 @@ export function runWithRequestId<T>(requestId: string | undefined, work: () => T
   return requestId ? requestIds.run(requestId, work) : requestIds.exit(work);
 }
 
-/** The id of the request this code runs for, if any. */
-export function currentRequestId(): string | undefined {
-  return requestIds.getStore();
-}
-
 /**
  * The trace context and request id of the current scope, as headers. The trace context is the
  * active span's, sampled or not (an unsampled request's trace goes on with flags 00); there is
