@@ -9,13 +9,14 @@ import {
   TestDatabase,
   TestServiceProcess,
 } from '@bank/shared/testing';
-import { PG_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
+import { HTTP_SPANS_SCOPE, PG_SPANS_SCOPE } from '@bank/shared/tracing';
 import { spawnClientRegistration } from '../test/client-registration.harness';
 import { registration } from '../test/client-request.fixture';
 
 /**
  * The registration service's main.ts starts tracing before its modules load as well: a POST is
- * one trace of the server span made in Fastify's hooks (Nest runs in it) and pg spans, under the caller's request id.
+ * one trace of the HTTP instrumentation's server span (Nest runs in it) and pg spans, under the
+ * caller's request id.
  */
 describe('traces of client-registration over OTLP (e2e, service as a process)', () => {
   let db: TestDatabase;
@@ -40,7 +41,7 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
     await db?.drop();
   });
 
-  it('a POST /api/clients: the server span (Fastify) -> Nest -> pg', async () => {
+  it('a POST /api/clients: the server span -> pg', async () => {
     const res = await request(service.url)
       .post('/api/clients')
       .set('X-Request-Id', 'trace-registration-1')
@@ -59,15 +60,15 @@ describe('traces of client-registration over OTLP (e2e, service as a process)', 
     expect(receiver.protocols()).toEqual(['http/json']);
     const trace = inTrace();
     const server = trace.find(isServer);
-    // The server span is made in Fastify's hooks (Nest runs in it): one span per request, none
-    // from the HTTP server's instrumentation, none per hook or for the handler.
+    // The HTTP instrumentation's server span, named after the route (Nest runs in it): one span
+    // per request, none per Fastify hook or Nest handler.
     expect(server).toMatchObject({
       service: 'client-registration',
-      scope: SERVER_SPANS_SCOPE,
+      scope: HTTP_SPANS_SCOPE,
       name: 'POST /api/clients',
       parentSpanId: '',
     });
-    expect(trace.filter((s) => s.scope === SERVER_SPANS_SCOPE)).toEqual([server]);
+    expect(trace.filter((s) => s.scope === HTTP_SPANS_SCOPE)).toEqual([server]);
     const byId = new Map(trace.map((s) => [s.spanId, s]));
     const reachesServer = (s: ReceivedSpan): boolean =>
       s.parentSpanId === server?.spanId ||

@@ -1,6 +1,6 @@
 import { createUser, selfVirtual } from '@bank/card-issue/testing';
 import { eventually, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from '@bank/shared/testing';
-import { CLIENT_SPANS_SCOPE, PG_SPANS_SCOPE, SERVER_SPANS_SCOPE } from '@bank/shared/tracing';
+import { HTTP_SPANS_SCOPE, PG_SPANS_SCOPE } from '@bank/shared/tracing';
 import { BenchContext, log } from './context';
 import { instructionCost, instructionsPerRequest, type InstructionCost } from './callgrind';
 import { Running, startCardIssue, startEach } from './infra';
@@ -88,7 +88,7 @@ export interface OverheadResult {
 
 /**
  * The production bundle traces what it should: one POST with tracing at 100 % to a collector
- * that keeps the spans must give the server span (made in Fastify's hooks), HTTP client and pg spans, and the user
+ * that keeps the spans must give the HTTP server and client spans and the pg spans, and the user
  * service's server span a child of the POST's client span (traceparent went downstream). Throws
  * otherwise: a bundle that loads the instrumented modules before the SDK would bench nothing.
  */
@@ -132,7 +132,7 @@ async function verifyBundleTraces(ctx: BenchContext, cardDb: string): Promise<st
     const scopes = new Set(
       collector.spans.filter((s) => s.traceId === post.traceId).map((s) => s.scope),
     );
-    const required = [CLIENT_SPANS_SCOPE, SERVER_SPANS_SCOPE, PG_SPANS_SCOPE];
+    const required = [HTTP_SPANS_SCOPE, PG_SPANS_SCOPE];
     const missing = required.filter((scope) => !scopes.has(scope));
     if (missing.length) throw new Error(`the bundle's POST trace lacks ${missing.join(', ')}`);
     const spans = collector.spans.filter((s) => s.traceId === post.traceId).length;

@@ -17,7 +17,7 @@ import {
   spawnCardIssue,
   startCardIssue,
 } from '../../test/card-issue.harness';
-import { CLIENT_SPANS_SCOPE } from '@bank/shared/tracing';
+import { HTTP_SPANS_SCOPE } from '@bank/shared/tracing';
 import { InMemoryTracing, registerInMemoryTracing } from '@bank/shared/tracing/testing';
 import { DownstreamProxy } from '../../test/downstream-proxy';
 import { aUser, createUser } from '../../test/users.fixture';
@@ -325,11 +325,11 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
       });
     });
 
-    describe('traced (the SDK registered in this process, spans kept in memory)', () => {
+    describe('traced (the SDK and the HTTP instrumentation registered in this process, spans kept in memory)', () => {
       let tracing: InMemoryTracing;
 
       beforeAll(() => {
-        tracing = registerInMemoryTracing();
+        tracing = registerInMemoryTracing({ http: true });
       });
 
       afterAll(() => tracing.stop());
@@ -358,8 +358,8 @@ describe('third-party holder after a timeout or a crash (e2e)', () => {
             s.attributes['http.response.status_code'],
           ]),
         ).toEqual([
-          [CLIENT_SPANS_SCOPE, 'POST', `${proxyUrl}${USERS}`, expect.any(Number)],
-          [CLIENT_SPANS_SCOPE, 'DELETE', `${proxyUrl}${USERS}/${userId}`, expect.any(Number)],
+          [HTTP_SPANS_SCOPE, 'POST', `${proxyUrl}${USERS}`, expect.any(Number)],
+          [HTTP_SPANS_SCOPE, 'DELETE', `${proxyUrl}${USERS}/${userId}`, expect.any(Number)],
         ]);
         expect(calls.every((s) => s.spanContext().traceId === root.spanContext().traceId)).toBe(
           true,

@@ -8,7 +8,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { RateLimitedLog } from '@bank/shared/logging';
-import { startOutgoingCall } from '@bank/shared/tracing';
+import { correlationHeaders } from '@bank/shared/tracing';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment.config';
 import { CircuitBreaker } from './circuit-breaker';
 import { DownstreamMetrics } from './downstream.metrics';
@@ -212,10 +212,9 @@ export class GatewayHttp implements OnApplicationShutdown {
     request: GatewayRequest,
     timeout: number,
   ): Promise<GatewayOutcome> {
-    // The request id and, when tracing runs, the W3C traceparent go with every call (a client
-    // span's in a traced piece of work), so the downstream service's logs and spans join ours.
+    // The request id and, when tracing runs, the W3C traceparent go with every call (the HTTP
+    // instrumentation's client span's), so the downstream service's logs and spans join ours.
     const url = `${base}${request.path}`;
-    const call = startOutgoingCall(request.method, url);
     try {
       // The axios instance of HttpService (its agents and defaults) called directly: the
       // Observable wrapper cancels every finished call on unsubscribe, which builds a
@@ -227,7 +226,7 @@ export class GatewayHttp implements OnApplicationShutdown {
         headers: {
           [X_SECRET_HEADER]: xSecretOf(this.env),
           Accept: 'application/json',
-          ...call.headers,
+          ...correlationHeaders(),
           ...request.headers,
           ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
@@ -238,7 +237,6 @@ export class GatewayHttp implements OnApplicationShutdown {
         responseType: 'json',
         validateStatus: () => true,
       });
-      call.end(response.status);
       const retryAfterMs =
         response.status === 503 || response.status === 429
           ? parseRetryAfter(response.headers['retry-after'], Date.now())
@@ -250,7 +248,6 @@ export class GatewayHttp implements OnApplicationShutdown {
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       };
     } catch (error) {
-      call.end(null, errorCode(error));
       return { kind: 'unavailable', reason: describeFailure(error, timeout) };
     }
   }

@@ -2,7 +2,6 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { startOutgoingCall } from '@bank/shared/tracing';
 import { WebhookTargetPolicy, WebhookTargetRefusedError } from '@bank/shared/webhooks';
 import type { WebhookAttemptResult } from './webhook-deliveries.repository';
 
@@ -79,22 +78,19 @@ export class WebhookSender implements OnModuleDestroy {
       });
     }
     const url = check.url;
+    // In a traced delivery the attempt is the HTTP instrumentation's client span, whose
+    // traceparent replaces the delivery's own in the headers the receiver gets.
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    // In a traced delivery the attempt is a client span, whose traceparent the receiver gets.
-    const call = startOutgoingCall('POST', url);
-    const traceparent = call.traced ? call.headers.traceparent : undefined;
-    const headers = traceparent ? { ...post.headers, traceparent } : post.headers;
     return new Promise((resolve) => {
       let settled = false;
       let ended = false;
       let statusCode: number | null = null;
       let latencyMs = 0;
       let prefix = '';
-      const finish = (error: string | null, errorType?: string) => {
+      const finish = (error: string | null) => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
-        call.end(statusCode, errorType);
         // A response read to its end leaves its connection to the agent for the next delivery.
         if (!ended) req.destroy();
         resolve({
@@ -107,7 +103,7 @@ export class WebhookSender implements OnModuleDestroy {
       };
       const req = send(url, {
         method: 'POST',
-        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(post.body)) },
+        headers: { ...post.headers, 'Content-Length': String(Buffer.byteLength(post.body)) },
         agent: url.protocol === 'https:' ? this.agents['https:'] : this.agents['http:'],
         lookup: this.policy.lookup,
       });
@@ -138,11 +134,11 @@ export class WebhookSender implements OnModuleDestroy {
       req.on('error', (error: Error & { code?: string }) => {
         if (statusCode !== null) return; // after the status: handled by the response's events
         if (error instanceof WebhookTargetRefusedError) {
-          finish(`target refused (${error.rule}): ${error.message}`, 'target_refused');
+          finish(`target refused (${error.rule}): ${error.message}`);
         } else if (error instanceof AttemptTimeoutError) {
-          finish(error.message, 'timeout');
+          finish(error.message);
         } else {
-          finish(error.code ? `${error.code}: ${error.message}` : error.message, error.code);
+          finish(error.code ? `${error.code}: ${error.message}` : error.message);
         }
       });
       req.end(post.body);

@@ -30,10 +30,7 @@ export function installRequestId(app: INestApplication): void {
     done();
   });
   // The handler and everything it awaits run under the request id, so the downstream calls it
-  // makes forward it (GatewayHttp) and the outbox messages it writes keep it, with the trace of
-  // a request left unsampled; they run in the trace context the request arrived in. (preHandler: the
+  // makes forward it (GatewayHttp) and the outbox messages it writes keep it. (preHandler: the
   // body has been read by then, so no stream callback leaves the scope.)
-  fastify.addHook('preHandler', (request, _reply, done) =>
-    runWithRequestId(request.id, done, request),
-  );
+  fastify.addHook('preHandler', (request, _reply, done) => runWithRequestId(request.id, done));
 }

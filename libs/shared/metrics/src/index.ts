@@ -3,4 +3,3 @@ export * from './metrics.module';
 export * from './http-metrics';
 export * from './serve-metrics';
 export * from './database-metrics';
-export * from './series-histogram';

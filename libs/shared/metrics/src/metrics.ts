@@ -9,7 +9,6 @@ import {
   HistogramConfiguration,
   Registry,
 } from 'prom-client';
-import { SeriesHistogram } from './series-histogram';
 
 /** How the metrics are served (from METRICS_ENABLED and METRICS_PORT). */
 export interface MetricsSettings {
@@ -62,25 +61,6 @@ export class Metrics {
 
   histogram<L extends string>(config: HistogramConfiguration<L>): Histogram<L> {
     return new Histogram({ ...config, registers: [this.registry] });
-  }
-
-  /**
-   * A histogram whose callers keep their series (SeriesHistogram): for the per-request paths,
-   * where prom-client's Histogram would hash the labels of every observation.
-   */
-  seriesHistogram(config: {
-    name: string;
-    help: string;
-    labelNames: string[];
-    buckets: number[];
-  }): SeriesHistogram {
-    return new SeriesHistogram(
-      config.name,
-      config.help,
-      config.labelNames,
-      config.buckets,
-      this.registry,
-    );
   }
 
   /** The exposition text (collects the gauges that read the database first). */

@@ -52,7 +52,7 @@ export function configureHttpApp(
   settings: HttpAppSettings,
 ): void {
   const env = app.get<BaseEnvironment>(ENVIRONMENT);
-  // First: a request's sampling decision and server span come before any other hook's work.
+  // While tracing runs: the request's server span named after its route, with its request id.
   instrumentFastify((app as NestFastifyApplication).getHttpAdapter().getInstance());
   installRouteMethods(app);
   installGracefulShutdown(app);

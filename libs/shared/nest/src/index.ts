@@ -4,4 +4,3 @@ export * from './health/health.module';
 export * from './core.module';
 export * from './configure';
 export * from './run-service';
-export * from './tick-shape';

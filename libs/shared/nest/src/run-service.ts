@@ -10,7 +10,6 @@ import { CoreModule, ENVIRONMENT } from './core.module';
 import { listen } from './configure';
 import { BaseEnvironment, maskCredentials, validateEnvironment } from '@bank/shared/config';
 import { createHttpAdapter } from '@bank/shared/http';
-import { retainTickShape } from './tick-shape';
 
 export interface ServiceDefinition<T extends BaseEnvironment> {
   serviceName: string;
@@ -51,8 +50,6 @@ export function runService<T extends BaseEnvironment>(service: ServiceDefinition
 }
 
 async function serve<T extends BaseEnvironment>(service: ServiceDefinition<T>): Promise<void> {
-  // Before the first await: still in the synchronous part of main.js (see retainTickShape).
-  retainTickShape();
   const app = await NestFactory.create<NestFastifyApplication>(
     service.appModule(),
     createHttpAdapter(),

@@ -4,11 +4,11 @@ import { OTLPTraceExporter as OTLPProtobufTraceExporter } from '@opentelemetry/e
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   InMemorySpanExporter,
-  NodeTracerProvider,
   ReadableSpan,
   SimpleSpanProcessor,
   SpanExporter,
-} from '@opentelemetry/sdk-trace-node';
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { OtlpReceiver, ReceivedSpan, SPAN_KIND, startOtlpReceiver } from './otlp-receiver';
 
 /** One of each attribute type the services export: int, string array, double, bool, negative int. */
@@ -31,9 +31,9 @@ describe('startOtlpReceiver', () => {
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     const memory = new InMemorySpanExporter();
-    const provider = new NodeTracerProvider({
+    const provider = new TracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'receiver-spec' }),
-      spanProcessors: [new SimpleSpanProcessor(memory)],
+      spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
     });
     const tracer = provider.getTracer('receiver-spec-scope');
     const parent = tracer.startSpan('GET /api/v1/card-issue/:id', {

@@ -6,7 +6,7 @@ import { decodeTraceExport } from './otlp-protobuf';
 /** A span as an OTLP/HTTP export carries it, flattened with its resource's service name. */
 export interface ReceivedSpan {
   service: string;
-  /** The instrumentation scope, e.g. @bank/shared/tracing/pg. */
+  /** The instrumentation scope, e.g. @opentelemetry/instrumentation-pg. */
   scope: string;
   traceId: string;
   spanId: string;

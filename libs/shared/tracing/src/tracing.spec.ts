@@ -1,7 +1,7 @@
+import { isUntracedPath } from './instrumentations';
 import {
   BATCH_SCHEDULE_DELAY_MS,
   batchScheduleDelayMs,
-  isUntracedPath,
   otlpProtocol,
   tracingOffReason,
 } from './tracing';
