@@ -11,8 +11,7 @@ import {
   sleep,
   TestDatabase,
   TestServiceProcess,
-  exclusiveSlot,
-  EXCLUSIVE_WAIT_MS,
+  runsExclusively,
 } from '@bank/shared/testing';
 import { createUser, selfVirtual, spawnCardIssue } from '@bank/card-issue/testing';
 import { registration, spawnClientRegistration } from '@bank/client-registration/testing';
@@ -186,11 +185,7 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
 });
 
 // Heavy and timed: never beside another such file when Jest runs two files at a time.
-let releaseSlot: (() => void) | undefined;
-beforeAll(async () => {
-  releaseSlot = await exclusiveSlot();
-}, EXCLUSIVE_WAIT_MS);
-afterAll(() => releaseSlot?.());
+runsExclusively();
 
 /**
  * A card request POSTed during the outage: its first database work is the user look-up in the

@@ -9,8 +9,7 @@ import {
   sleep,
   TestDatabase,
   TestServiceProcess,
-  exclusiveSlot,
-  EXCLUSIVE_WAIT_MS,
+  runsExclusively,
 } from '@bank/shared/testing';
 import {
   BACKGROUND_OFF,
@@ -61,11 +60,7 @@ const FAST_FAIL = {
 };
 
 // Heavy and timed: never beside another such file when Jest runs two files at a time.
-let releaseSlot: (() => void) | undefined;
-beforeAll(async () => {
-  releaseSlot = await exclusiveSlot();
-}, EXCLUSIVE_WAIT_MS);
-afterAll(() => releaseSlot?.());
+runsExclusively();
 
 function expect503Naming(res: HttpResult, service: string): void {
   expect({ status: res.status, problem: errorShapeProblem(res, 'card-issue') }).toEqual({

@@ -10,8 +10,7 @@ import {
   RunningTestService,
   TestDatabase,
   TestServiceProcess,
-  exclusiveSlot,
-  EXCLUSIVE_WAIT_MS,
+  runsExclusively,
 } from '@bank/shared/testing';
 import { SECRET, spawnCardIssue, startCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
@@ -20,11 +19,7 @@ import { createUser } from '../../test/users.fixture';
 const API = '/api/v1/card-issue';
 
 // Heavy and timed: never beside another such file when Jest runs two files at a time.
-let releaseSlot: (() => void) | undefined;
-beforeAll(async () => {
-  releaseSlot = await exclusiveSlot();
-}, EXCLUSIVE_WAIT_MS);
-afterAll(() => releaseSlot?.());
+runsExclusively();
 
 /** A user service that takes requests and never answers: the replica holding the key hangs there. */
 async function hangingUserService(): Promise<{

@@ -5,8 +5,7 @@ import {
   eventually,
   TestDatabase,
   TestServiceProcess,
-  exclusiveSlot,
-  EXCLUSIVE_WAIT_MS,
+  runsExclusively,
 } from '@bank/shared/testing';
 import { SECRET, spawnCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
@@ -15,11 +14,7 @@ import { createUser } from '../../test/users.fixture';
 const API = '/api/v1/card-issue';
 
 // Heavy and timed: never beside another such file when Jest runs two files at a time.
-let releaseSlot: (() => void) | undefined;
-beforeAll(async () => {
-  releaseSlot = await exclusiveSlot();
-}, EXCLUSIVE_WAIT_MS);
-afterAll(() => releaseSlot?.());
+runsExclusively();
 
 /** Starts card-issue as its own process (what a Kubernetes replica is), on a free port. */
 function spawnInstance(databaseUrl: string, logLevel = 'silent'): Promise<TestServiceProcess> {

@@ -5,8 +5,7 @@ import {
   createTestDatabase,
   eventually,
   TestDatabase,
-  exclusiveSlot,
-  EXCLUSIVE_WAIT_MS,
+  runsExclusively,
 } from '@bank/shared/testing';
 import { SECRET, startCardIssue } from '../../test/card-issue.harness';
 import { selfPlastic, selfVirtual } from '../../test/card-issue-requests.fixture';
@@ -49,11 +48,7 @@ async function inParallel<T>(
 }
 
 // Heavy and timed: never beside another such file when Jest runs two files at a time.
-let releaseSlot: (() => void) | undefined;
-beforeAll(async () => {
-  releaseSlot = await exclusiveSlot();
-}, EXCLUSIVE_WAIT_MS);
-afterAll(() => releaseSlot?.());
+runsExclusively();
 
 async function historyByRequest(db: DataSource): Promise<Map<string, string[]>> {
   const rows = await db.query<{ request_id: string; h: string[] }[]>(

@@ -7,8 +7,7 @@ import {
   eventually,
   RunningTestService,
   TestDatabase,
-  exclusiveSlot,
-  EXCLUSIVE_WAIT_MS,
+  runsExclusively,
 } from '@bank/shared/testing';
 import { startCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
@@ -36,11 +35,7 @@ async function statesOf(sql: DataSource, requestIds: string[]): Promise<Record<s
 }
 
 // Heavy and timed: never beside another such file when Jest runs two files at a time.
-let releaseSlot: (() => void) | undefined;
-beforeAll(async () => {
-  releaseSlot = await exclusiveSlot();
-}, EXCLUSIVE_WAIT_MS);
-afterAll(() => releaseSlot?.());
+runsExclusively();
 
 /** Collects the lines the outbox service logs (the harness keeps the logger silent). */
 function spyOnLogs(): { lines: { level: string; message: string }[]; restore: () => void } {

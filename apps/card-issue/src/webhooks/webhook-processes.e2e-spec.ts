@@ -10,8 +10,7 @@ import {
   sleep,
   TestDatabase,
   TestServiceProcess,
-  exclusiveSlot,
-  EXCLUSIVE_WAIT_MS,
+  runsExclusively,
 } from '@bank/shared/testing';
 import { generateWebhookSecret } from '@bank/shared/webhooks';
 import { SECRET, spawnCardIssue } from '../../test/card-issue.harness';
@@ -25,11 +24,7 @@ const REQUESTS = 60;
 const figures = new FiguresTable('Webhook delivery (two replicas as processes)');
 
 // Heavy and timed: never beside another such file when Jest runs two files at a time.
-let releaseSlot: (() => void) | undefined;
-beforeAll(async () => {
-  releaseSlot = await exclusiveSlot();
-}, EXCLUSIVE_WAIT_MS);
-afterAll(() => releaseSlot?.());
+runsExclusively();
 
 /** A card-issue replica as its own process, moving requests on a short schedule. */
 function spawnInstance(databaseUrl: string): Promise<TestServiceProcess> {

@@ -9,11 +9,7 @@ const LOCK = join(tmpdir(), 'bank-backoffice-exclusive-test.lock');
  * Keeps the heavy, timed test files (bulk data at statement timeouts, replicas as processes,
  * SIGKILLs under load) from running beside each other when Jest runs two files at a time: the
  * first to call it holds a lock file until it releases it (or its process ends), the others wait.
- * A lighter file still runs beside it. Call it in the file's first `beforeAll`, with a timeout
- * long enough to wait for the others:
- *
- *   beforeAll(async () => (release = await exclusiveSlot()), EXCLUSIVE_WAIT_MS);
- *   afterAll(() => release?.());
+ * A lighter file still runs beside it. A test file calls runsExclusively() at its top level.
  */
 export async function exclusiveSlot(
   options: { timeoutMs?: number; lockFile?: string } = {},
@@ -68,4 +64,13 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Holds the exclusive slot from the file's first `beforeAll` to its last `afterAll`. */
+export function runsExclusively(): void {
+  let release: (() => void) | undefined;
+  beforeAll(async () => {
+    release = await exclusiveSlot();
+  }, EXCLUSIVE_WAIT_MS);
+  afterAll(() => release?.());
 }
