@@ -37,7 +37,7 @@ function main(argv) {
     process.execPath,
     [
       '--experimental-vm-modules',
-      require.resolve('jest/bin/jest.js', { paths: [ROOT] }),
+      join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
       '--config',
       join(ROOT, 'jest.config.js'),
       ...argv,
