@@ -35,7 +35,7 @@ const PROTOCOLS = ['http/protobuf', 'http/json'];
 /**
  * The OTLP protocol of the trace exporter: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else
  * OTEL_EXPORTER_OTLP_PROTOCOL, else the specification's default, http/protobuf (half the bytes
- * of http/json and less than half its CPU to encode: docs/benchmarks.md).
+ * of http/json and less than half its CPU to encode: docs/decisions.md).
  */
 export function otlpProtocol(env: NodeJS.ProcessEnv): string {
   return (
