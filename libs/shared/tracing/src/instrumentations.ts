@@ -41,15 +41,21 @@ export function urlWithoutQuery(options: RequestOptions): string {
 /**
  * The HTTP instrumentation as the services use it: a server span per incoming request except the
  * probes and scrapes (instrumentFastify names it after its route and adds the request id), with
- * the path and never the query string; a client span per outgoing call made inside a span (none
- * outside one: a call of no traced work), its `url.full` without the query, and the request id it
- * sends.
+ * the path and never the query string, the caller's forwarded address or its User-Agent; a
+ * client span per outgoing call made inside a span (none outside one: a call of no traced work),
+ * its `url.full` without the query, and the request id it sends.
  */
 export function httpInstrumentationConfig(): HttpInstrumentationConfig {
   return {
     ignoreIncomingRequestHook: (request) => isUntracedPath(request.url),
-    // An undefined attribute is dropped: the server span keeps url.path, never url.query.
-    startIncomingSpanHook: () => ({ 'url.query': undefined }),
+    // An undefined attribute is dropped: the server span keeps url.path, never url.query, and
+    // no caller's address from X-Forwarded-For or Forwarded (an end user's, behind an ingress)
+    // nor its User-Agent: of the request's headers, spans hold only the request id.
+    startIncomingSpanHook: () => ({
+      'url.query': undefined,
+      'client.address': undefined,
+      'user_agent.original': undefined,
+    }),
     startOutgoingSpanHook: (options) => ({ 'url.full': urlWithoutQuery(options) }),
     requireParentforOutgoingSpans: true,
     headersToSpanAttributes: { client: { requestHeaders: [REQUEST_ID_HEADER] } },
