@@ -1,3 +1,4 @@
+import './runtime';
 import './tracing';
 import 'reflect-metadata';
 import { join } from 'node:path';
