@@ -32,15 +32,22 @@ const newUser = {
   managerPin: 'M_0001',
 };
 
+/**
+ * The owner of every example: the demo user, which the reference user service holds on the
+ * embedded database (reference-services/users/demo-user.ts; embedded-default.e2e-spec.ts tries
+ * the first example there).
+ */
+const DEMO_USER_ID = 'X1A2B3';
+
 /** One example per kind of request, shown in Swagger UI. */
 export const CARD_ISSUE_REQUEST_EXAMPLES: ExamplesObject = {
   selfVirtual: {
     summary: 'Virtual card for oneself',
     value: {
       request: {
-        cardOwner: 'X1A2B3',
+        cardOwner: DEMO_USER_ID,
         formFactor: 'VIRTUAL',
-        cardHolder: { userId: 'X1A2B3', nameless: false, embossedName: 'IVAN PETROV' },
+        cardHolder: { userId: DEMO_USER_ID, nameless: false, embossedName: 'IVAN PETROV' },
         options: { smsNotifications: { phoneNumber: '79161234567' } },
       },
     },
@@ -49,9 +56,9 @@ export const CARD_ISSUE_REQUEST_EXAMPLES: ExamplesObject = {
     summary: 'Plastic card for oneself, delivered to a branch',
     value: {
       request: {
-        cardOwner: 'X1A2B3',
+        cardOwner: DEMO_USER_ID,
         formFactor: 'PLASTIC',
-        cardHolder: { userId: 'X1A2B3', nameless: false, embossedName: 'IVAN PETROV' },
+        cardHolder: { userId: DEMO_USER_ID, nameless: false, embossedName: 'IVAN PETROV' },
         delivery: { toBranch: { id: '0001' } },
       },
     },
@@ -60,14 +67,14 @@ export const CARD_ISSUE_REQUEST_EXAMPLES: ExamplesObject = {
     summary: 'Plastic card for a third party (new user), by courier',
     value: {
       request: {
-        cardOwner: 'X1A2B3',
+        cardOwner: DEMO_USER_ID,
         formFactor: 'PLASTIC',
         cardHolder: { nameless: false, user: newUser },
-        options: { smsNotifications: { userId: 'X1A2B3' } },
+        options: { smsNotifications: { userId: DEMO_USER_ID } },
         delivery: {
           courier: {
             address,
-            recipient: { userId: 'X1A2B3' },
+            recipient: { userId: DEMO_USER_ID },
             date: '25-11-2026',
             timeSlot: { from: '10:00', to: '14:00' },
           },
@@ -78,14 +85,14 @@ export const CARD_ISSUE_REQUEST_EXAMPLES: ExamplesObject = {
   namelessVirtual: {
     summary: 'Nameless virtual card',
     value: {
-      request: { cardOwner: 'X1A2B3', formFactor: 'VIRTUAL', cardHolder: { nameless: true } },
+      request: { cardOwner: DEMO_USER_ID, formFactor: 'VIRTUAL', cardHolder: { nameless: true } },
     },
   },
   namelessCourierNewRecipient: {
     summary: 'Nameless plastic card by courier to a new recipient',
     value: {
       request: {
-        cardOwner: 'X1A2B3',
+        cardOwner: DEMO_USER_ID,
         formFactor: 'PLASTIC',
         cardHolder: { nameless: true },
         delivery: {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { generateUserId } from '@bank/shared/identifiers';
 import { XSecretModule } from '../x-secret/x-secret.module';
+import { DemoUserSeeder } from './demo-user';
 import { UserEntity } from './entities/user.entity';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
@@ -14,6 +15,7 @@ import { USER_ID_GENERATOR, UsersService } from './users.service';
   providers: [
     UsersService,
     UsersRepository,
+    DemoUserSeeder,
     { provide: USER_ID_GENERATOR, useValue: () => generateUserId() },
   ],
 })

@@ -79,7 +79,11 @@ export class UsersService {
   }
 }
 
-function toEntity(id: string, input: CreateUserDto, idempotencyKey: string | null): UserEntity {
+export function toEntity(
+  id: string,
+  input: CreateUserDto,
+  idempotencyKey: string | null,
+): UserEntity {
   const entity = new UserEntity();
   Object.assign(entity, {
     id,
