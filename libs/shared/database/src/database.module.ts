@@ -11,6 +11,7 @@ import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
 import { DatabaseSettings, assertTestDatabase } from './database.options';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { ListenedClient } from './listened-client';
 import { runMigrationsLocked } from './migrations';
 
 export const DATABASE_SETTINGS = Symbol('DATABASE_SETTINGS');
@@ -53,6 +54,8 @@ export function buildDataSourceOptions(
       connectionTimeoutMillis: 5_000,
       ...(pooled ? {} : { statement_timeout: settings.statementTimeoutMs }),
       keepAlive: true,
+      // A connection PostgreSQL ends while it is checked out must not end the process.
+      Client: ListenedClient,
     },
   };
 }

@@ -5,3 +5,4 @@ export * from './migrations';
 export * from './migration-command';
 export * from './read-query';
 export * from './postgres-error';
+export * from './listened-client';

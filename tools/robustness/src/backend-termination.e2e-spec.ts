@@ -1,0 +1,185 @@
+import { Client } from 'pg';
+import { HttpResult, sendJson } from './support/http';
+import {
+  createTestDatabase,
+  eventually,
+  figureDatabase,
+  FiguresTable,
+  runsExclusively,
+  sleep,
+  TestDatabase,
+  TestServiceProcess,
+} from '@bank/shared/testing';
+import { createUser, selfVirtual, spawnCardIssue } from '@bank/card-issue/testing';
+import { registration, spawnClientRegistration } from '@bank/client-registration/testing';
+
+/**
+ * PostgreSQL ends the service's connections under load (`pg_terminate_backend`, as a restart,
+ * a failover or an administrator does: SQLSTATE 57P01 to every client, checked out or idle).
+ * The process must survive every round: the requests caught in it get 503 with Retry-After, the
+ * pool reconnects, and every acknowledged write is stored. PostgreSQL only (the embedded PGlite
+ * has one session and no backends to end).
+ */
+const CONNECTIONS = 10;
+const ROUNDS = 20;
+
+interface Target {
+  service: string;
+  spawn(databaseUrl: string): Promise<TestServiceProcess>;
+  /** One write: returns the id the service acknowledged, or null. */
+  prepare(url: string): Promise<(url: string, n: number) => Promise<HttpResult>>;
+  /** The id an acknowledged write answered with. */
+  idOf(body: unknown): string;
+  /** The ids stored, of those given. */
+  stored(databaseUrl: string, ids: string[]): Promise<number>;
+}
+
+async function count(databaseUrl: string, sql: string, ids: string[]): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(sql, [ids]);
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+const TARGETS: Target[] = [
+  {
+    service: 'card-issue',
+    spawn: (DATABASE_URL) =>
+      spawnCardIssue({ DATABASE_URL, SCHEDULER_ENABLED: 'false', DB_POOL_SIZE: '5' }),
+    prepare: async (url) => {
+      const owner = await createUser(url);
+      return (u) => sendJson(`${u}/api/v1/card-issue`, 'POST', selfVirtual(owner), {}, 10_000);
+    },
+    idOf: (body) => (body as { requestId: string }).requestId,
+    stored: (db, ids) =>
+      count(db, 'SELECT count(*) AS n FROM card_issue_requests WHERE request_id = ANY($1)', ids),
+  },
+  {
+    service: 'client-registration',
+    spawn: (DATABASE_URL) => spawnClientRegistration({ DATABASE_URL, DB_POOL_SIZE: '5' }),
+    prepare: async () => (u, n) =>
+      sendJson(
+        `${u}/api/clients`,
+        'POST',
+        registration({
+          passportData: {
+            birthDate: '15-03-1990',
+            birthPlace: 'г. Москва',
+            issueDate: '20-03-2010',
+            series: '4510',
+            number: String(100000 + n),
+          },
+        }),
+        {},
+        10_000,
+      ),
+    idOf: (body) => (body as { id: string }).id,
+    stored: (db, ids) =>
+      count(db, 'SELECT count(*) AS n FROM clients WHERE id::text = ANY($1)', ids),
+  },
+];
+
+/** Ends every backend of the database but the caller's; how many it ended. */
+async function terminateBackends(databaseUrl: string): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+const figures = new FiguresTable('Connections ended by PostgreSQL under load');
+afterAll(() => figures.print());
+
+const describeOnPostgres = process.env.TEST_DATABASE_URL ? describe.each : describe.skip.each;
+
+describeOnPostgres(TARGETS)('backends ended under load: $service', (target) => {
+  let db: TestDatabase;
+  let child: TestServiceProcess | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(`robust_terminate_${target.service.replace('-', '_')}`);
+    child = await target.spawn(db.url);
+  }, 120_000);
+  afterAll(async () => {
+    await child?.stop('SIGKILL');
+    await db?.drop();
+  });
+
+  it(`stays up through ${ROUNDS} rounds, answers 201 or 503, and stores every 201`, async () => {
+    const url = child!.url;
+    const write = await target.prepare(url);
+    const answers: HttpResult[] = [];
+    let running = true;
+    let sent = 0;
+    const load = Array.from({ length: CONNECTIONS }, async () => {
+      while (running && child!.proc.exitCode === null) {
+        const n = sent++;
+        answers.push(await write(url, n).catch((error: Error) => errorResult(error)));
+      }
+    });
+
+    /** Fails at once, with the end of its log, when the process is gone. */
+    const alive = (): true => {
+      if (child!.proc.exitCode === null && child!.proc.signalCode === null) return true;
+      throw new Error(`the process exited:\n${child!.output().slice(-3_000)}`);
+    };
+    let ended = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Let the load take connections again before each round.
+      const before = answers.length;
+      await eventually(async () => alive() && answers.length >= before + CONNECTIONS, 30_000);
+      ended += await terminateBackends(db.url);
+      await sleep(50);
+    }
+    // After the last round the service recovers by itself.
+    const lastRound = answers.length;
+    await eventually(
+      async () => alive() && answers.slice(lastRound).some((answer) => answer.status === 201),
+      30_000,
+    );
+    running = false;
+    await Promise.all(load);
+
+    expect(child!.proc.exitCode).toBeNull();
+    expect(child!.output()).not.toMatch(/Unhandled 'error' event/);
+    const byStatus = new Map<number, number>();
+    for (const answer of answers)
+      byStatus.set(answer.status, (byStatus.get(answer.status) ?? 0) + 1);
+    expect([...byStatus.keys()].filter((status) => status !== 201 && status !== 503)).toEqual([]);
+    for (const answer of answers.filter((a) => a.status === 503)) {
+      expect(answer.headers['retry-after']).toMatch(/^\d+$/);
+    }
+    const acknowledged = answers.filter((a) => a.status === 201).map((a) => target.idOf(a.body));
+    expect(await target.stored(db.url, acknowledged)).toBe(acknowledged.length);
+
+    figures.add({
+      scenario: `${target.service}: every backend ended ${ROUNDS} times under ${CONNECTIONS} connections of POSTs`,
+      database: figureDatabase(db),
+      sent: `${answers.length} POSTs (${ended} backends ended)`,
+      answered: [...byStatus].map(([status, n]) => `${n} x ${status}`).join(', '),
+      stored: `${acknowledged.length} of ${acknowledged.length} acknowledged`,
+      lost: 0,
+      orphans: 0,
+      recovered: 'process alive; 201 again after the last round',
+    });
+  }, 180_000);
+});
+
+/** A request that got no HTTP answer (the process went away): status 0. */
+function errorResult(error: Error): HttpResult {
+  return { status: 0, headers: {}, text: error.message, body: undefined };
+}
+
+// Heavy and timed: never beside another such file when Jest runs two files at a time.
+runsExclusively();
