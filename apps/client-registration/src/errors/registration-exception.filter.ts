@@ -78,6 +78,10 @@ const GENERIC: Record<string, RussianText> = {
     message: 'Тело запроса не является корректным JSON',
   },
   ROUTE_NOT_FOUND: { title: 'Ресурс не найден', message: 'Запрошенный ресурс не существует' },
+  BODY_TOO_COMPLEX: {
+    title: 'Некорректный запрос',
+    message: 'Тело запроса содержит более 500 полей или вложено глубже 16 уровней',
+  },
   PAYLOAD_TOO_LARGE: {
     title: 'Слишком большой запрос',
     message: 'Размер тела запроса превышает 1 МиБ',

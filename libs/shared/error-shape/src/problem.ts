@@ -78,6 +78,11 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; message: str
     code: 'MALFORMED_JSON',
     message: 'Request body is empty but declared as JSON',
   },
+  BODY_TOO_COMPLEX: {
+    status: 400,
+    code: 'BODY_TOO_COMPLEX',
+    message: 'Request body has more than 500 fields or nests deeper than 16 levels',
+  },
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413,
     code: 'PAYLOAD_TOO_LARGE',
