@@ -190,8 +190,15 @@ describe('card issue API (e2e)', () => {
         },
       });
       expect(res.body.status).toBe('FAILED');
-      expect(res.body.failureReason).toMatch(/could not be created/);
-      expect(res.body.failureReason).toContain((holder.passportData as { number: string }).number);
+      expect(res.body.failureReason).toBe(
+        'The card holder could not be created in the user service: it conflicts with an existing user',
+      );
+      // The answer names no passport (GET reads back the reason stored, and the request the
+      // caller sent, which holds its own holder's data).
+      const { number } = holder.passportData as { number: string };
+      expect(JSON.stringify(res.body)).not.toContain(number);
+      const read = await request(t.url).get(`${API}/${res.body.requestId as string}`);
+      expect(read.body.failureReason).toBe(res.body.failureReason);
     });
   });
 

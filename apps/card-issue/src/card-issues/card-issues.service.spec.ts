@@ -322,10 +322,10 @@ describe('CardIssuesService.create', () => {
       expect(repository.rows[0].holderCreationKey).toBeNull();
     });
 
-    it("fails the request with the user service's message when it refuses the holder", async () => {
+    it('fails the request as a conflict, without the passport, when the user service refuses the holder', async () => {
       users.createResult = { kind: 'conflict', message: 'Passport 4510 123456 is taken' };
       expect(await failureOf(forThirdParty())).toBe(
-        'The card holder could not be created in the user service: Passport 4510 123456 is taken',
+        'The card holder could not be created in the user service: it conflicts with an existing user',
       );
       expect(repository.rows[0]).toMatchObject({ status: 'FAILED', holderUserId: null });
       // The refused creation is settled with the FAILED request, so nothing is left to sweep.

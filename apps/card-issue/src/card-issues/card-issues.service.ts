@@ -177,8 +177,10 @@ export class CardIssuesService {
         cardHolder: { ...holder, userId: created.value.id },
       };
     }
+    // Not the user service's own message: it names the passport, which would then be stored,
+    // read back and sent in webhooks, and would tell the caller whom the bank knows.
     return {
-      failureReason: `The card holder could not be created in the user service: ${created.kind === 'conflict' ? created.message : 'rejected'}`,
+      failureReason: `The card holder could not be created in the user service: ${created.kind === 'conflict' ? 'it conflicts with an existing user' : 'rejected'}`,
     };
   }
 
