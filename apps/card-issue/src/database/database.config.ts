@@ -17,6 +17,7 @@ import { IdempotencyKeyLeases1795410000000 } from './migrations/1795410000000-Id
 import { OutboxTraceContext1795420000000 } from './migrations/1795420000000-OutboxTraceContext';
 import { HolderCreations1795430000000 } from './migrations/1795430000000-HolderCreations';
 import { Webhooks1795440000000 } from './migrations/1795440000000-Webhooks';
+import { FailureReasonsWithoutPassports1795450000000 } from './migrations/1795450000000-FailureReasonsWithoutPassports';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -44,5 +45,6 @@ export const DATABASE_OPTIONS: Pick<
     OutboxTraceContext1795420000000,
     HolderCreations1795430000000,
     Webhooks1795440000000,
+    FailureReasonsWithoutPassports1795450000000,
   ],
 };
