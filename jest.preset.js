@@ -25,7 +25,7 @@ function projectJestConfig(displayName, rootDir) {
     moduleNameMapper,
     // A few dependencies ship ESM only; Jest on Node 20 cannot require() them, so SWC
     // turns them into CommonJS.
-    transformIgnorePatterns: ['/node_modules/(?!(content-disposition|jose)/)'],
+    transformIgnorePatterns: ['/node_modules/(?!(content-disposition|jose|cockatiel)/)'],
     transform: {
       '/node_modules/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
       '^.+\\.ts$': [

@@ -19,8 +19,9 @@ const OWNER = 'XOWNR1';
 /**
  * The downstream budget (issue 13, item 6): one deadline per incoming request across every
  * attempt, the user service's Retry-After honoured when it fits and passed on when not, and a
- * circuit breaker that fails a dead service fast and closes by itself. The user service is a
- * stub (it counts hits); everything else is this deployment's own, over real HTTP.
+ * circuit breaker that fails a dead service fast and closes by itself, and that a burst of slow
+ * calls does not open. The user service is a stub (it counts hits); everything else is this
+ * deployment's own, over real HTTP.
  */
 describe('card issue API with a failing user service: budget, Retry-After, breaker (e2e)', () => {
   const stub = new StubServer();
@@ -153,6 +154,46 @@ describe('card issue API with a failing user service: budget, Retry-After, break
     });
   });
 
+  it('a burst of concurrent card requests whose user-service calls pass the attempt timeout does not open the breaker (default breaker settings)', async () => {
+    // The busy second: both services and the scheduler on a loaded machine, and the user
+    // service's answers to a burst of requests come after the 1 s attempt timeout. A count of
+    // consecutive failures opened the breaker at the fifth, and a valid POST was answered 503.
+    const burst = 8;
+    const t = await boot({ DOWNSTREAM_TIMEOUT_MS: '1000' });
+    // The burst's first attempts are never answered, and the retries only once every one of
+    // them has timed out: the burst's failures all come before its first success.
+    let slow = burst;
+    let timedOut = 0;
+    const retries: (() => void)[] = [];
+    stub.reset((req, res) => {
+      const answer = () => json(res, 200, { ...aUser(), id: req.url?.split('/').pop() });
+      if (slow > 0) {
+        slow--;
+        res.on('close', () => {
+          if (++timedOut === burst) retries.splice(0).forEach((retry) => retry());
+        });
+      } else if (timedOut < burst) retries.push(answer);
+      else answer();
+    });
+    const before = await storedRequests();
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: burst }, () => request(t.url).post(API).send(selfVirtual(OWNER))),
+    );
+    const elapsed = Date.now() - started;
+    expect(answers.map((res) => res.status)).toEqual(Array(burst).fill(201));
+    expect(userHits()).toBe(2 * burst); // each timed out once, then its retry was answered
+    const next = await request(t.url).post(API).send(selfVirtual(OWNER));
+    expect(next.status).toBe(201);
+    expect(userHits()).toBe(2 * burst + 1);
+    await row(`Burst of ${burst} card requests, user service past the 1 s timeout once each`, {
+      sent: `${burst} concurrent + 1`,
+      answered: `${burst} x 201 after ${formatMs(elapsed)} (one retry each), then 201; breaker closed`,
+      storedBefore: before,
+      recovered: 'nothing to recover: 8 failed attempts of 16, under the 20 the window needs',
+    });
+  });
+
   it('the breaker opens after repeated failures (later calls never reach the service) and closes by itself once it is healthy', async () => {
     const cooldownMs = 1_000;
     const t = await boot({
@@ -188,7 +229,7 @@ describe('card issue API with a failing user service: budget, Retry-After, break
     expect(userHits()).toBe(1);
     expect((await request(t.url).post(API).send(selfVirtual(OWNER))).status).toBe(201);
     expect(userHits()).toBe(2);
-    await row('User service answers 500; breaker 3 failures / 1 s open', {
+    await row('User service answers 500; breaker opens at 3 failed attempts, 1 s open', {
       sent: '1 + 5 while open + probes until 201 + 1',
       answered: '503 (3 calls), then 5 x 503 + Retry-After: 1 with 0 calls, then 201',
       storedBefore: before,

@@ -72,8 +72,25 @@ describe('CardIssueEnvironment', () => {
       DOWNSTREAM_TIMEOUT_MS: 2000,
       DOWNSTREAM_RETRIES: 2,
       DOWNSTREAM_RETRY_DELAY_MS: 100,
+      DOWNSTREAM_BREAKER_FAILURES: 20,
+      DOWNSTREAM_BREAKER_FAILURE_RATE: 0.5,
+      DOWNSTREAM_BREAKER_WINDOW_MS: 10_000,
+      DOWNSTREAM_BREAKER_OPEN_MS: 5_000,
     });
     expect(env.USER_API_URL).toBeUndefined();
+  });
+
+  it('takes a failure rate strictly between 0 and 1 and a window of at least a second', () => {
+    expect(
+      validateEnvironment(CardIssueEnvironment, { DOWNSTREAM_BREAKER_FAILURE_RATE: '0.25' }),
+    ).toMatchObject({ DOWNSTREAM_BREAKER_FAILURE_RATE: 0.25 });
+    for (const rate of ['0', '1', 'half'])
+      expect(() =>
+        validateEnvironment(CardIssueEnvironment, { DOWNSTREAM_BREAKER_FAILURE_RATE: rate }),
+      ).toThrow(/DOWNSTREAM_BREAKER_FAILURE_RATE/);
+    expect(() =>
+      validateEnvironment(CardIssueEnvironment, { DOWNSTREAM_BREAKER_WINDOW_MS: '500' }),
+    ).toThrow(/DOWNSTREAM_BREAKER_WINDOW_MS/);
   });
 
   it('refuses malformed downstream URLs and timeouts, naming each variable', () => {

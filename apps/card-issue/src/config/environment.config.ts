@@ -3,6 +3,7 @@ import {
   IsBoolean,
   IsInt,
   IsNotEmpty,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -118,12 +119,29 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Max(120_000)
   DOWNSTREAM_REQUEST_BUDGET_MS = 3_000;
 
-  /** Consecutive failed attempts that open a downstream service's circuit breaker; 0: no breaker. */
+  /**
+   * Attempts to a downstream service that its breaker's window must hold before their failure
+   * rate can open it (a dead service's breaker opens at this many failed attempts); 0: no breaker.
+   */
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(1_000)
-  DOWNSTREAM_BREAKER_FAILURES = 5;
+  DOWNSTREAM_BREAKER_FAILURES = 20;
+
+  /** Share of failed attempts in the window above which a downstream service's breaker opens. */
+  @Type(() => Number)
+  @IsNumber()
+  @Min(0.01)
+  @Max(0.99)
+  DOWNSTREAM_BREAKER_FAILURE_RATE = 0.5;
+
+  /** The breaker's sliding window: the attempts of this last stretch of time count. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  DOWNSTREAM_BREAKER_WINDOW_MS = 10_000;
 
   /** How long an open breaker fails calls fast before one probe call may try the service again. */
   @Type(() => Number)

@@ -40,8 +40,8 @@ async function gatewaysAgainst(
           DOWNSTREAM_TIMEOUT_MS: '200',
           DOWNSTREAM_RETRIES: '2',
           DOWNSTREAM_RETRY_DELAY_MS: '10',
-          // These cases count every attempt; the breaker has its own tests (circuit-breaker.spec.ts
-          // and card-issues-downstream-budget.e2e-spec.ts).
+          // These cases count every attempt; the breaker has its own tests
+          // (gateway-breaker.integration-spec.ts, card-issues-downstream-budget.e2e-spec.ts).
           DOWNSTREAM_BREAKER_FAILURES: '0',
           ...overrides,
         },

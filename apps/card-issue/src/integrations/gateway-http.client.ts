@@ -1,17 +1,33 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AxiosError } from 'axios';
+import {
+  BrokenCircuitError,
+  circuitBreaker,
+  CircuitBreakerPolicy,
+  CircuitState,
+  DelegateBackoff,
+  ExponentialBackoff,
+  halfJitterGenerator,
+  handleWhenResult,
+  IBackoff,
+  IPolicy,
+  noop,
+  retry,
+  timeout,
+  TimeoutStrategy,
+  wrap,
+} from 'cockatiel';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { RateLimitedLog } from '@bank/shared/logging';
 import { correlationHeaders } from '@bank/shared/tracing';
 import { CardIssueEnvironment, xSecretOf } from '../config/environment.config';
-import { CircuitBreaker } from './circuit-breaker';
 import { DownstreamMetrics } from './downstream.metrics';
+import { SlidingWindowBreaker } from './sliding-window-breaker';
 import {
   DownstreamService,
   GatewayOutcome,
@@ -43,8 +59,39 @@ export interface GatewayRequest {
   headers?: Record<string, string>;
 }
 
-/** Monotonic milliseconds: deadlines and the breakers' cool-downs do not jump with the wall clock. */
+/** Monotonic milliseconds: the request budgets do not jump with the wall clock. */
 const monotonicNow = (): number => performance.now();
+
+/** The reason of a call an open breaker refused (its metrics outcome is circuit_open). */
+const CIRCUIT_OPEN = 'circuit open after repeated failures';
+
+/** An outcome as the policies see it: cockatiel's handlers take unknown results. */
+const transient = (result: unknown): boolean => isTransient(result as GatewayOutcome);
+
+/**
+ * The breaker of one downstream service (cockatiel's, on its wall clock), and when it last
+ * opened, for the Retry-After of the calls it refuses.
+ */
+class ServiceBreaker {
+  private openedAt = 0;
+
+  constructor(
+    readonly policy: CircuitBreakerPolicy,
+    private readonly openMs: number,
+  ) {
+    policy.onBreak(() => (this.openedAt = Date.now()));
+  }
+
+  /** A probe is out: cockatiel would hold further calls until it ends. */
+  get probing(): boolean {
+    return this.policy.state === CircuitState.HalfOpen;
+  }
+
+  /** Milliseconds until an open breaker lets a probe through. */
+  get coolDownLeft(): number {
+    return Math.max(0, this.openedAt + this.openMs - Date.now());
+  }
+}
 
 /** The deadline (monotonic ms) of the incoming request whose downstream calls run in this scope. */
 const requestDeadline = new AsyncLocalStorage<number>();
@@ -64,18 +111,25 @@ export class DownstreamBudget {
 }
 
 /**
- * HTTP to the downstream services, shared by the three gateways: base URL, X-secret, X-Request-Id, timeout,
- * retries with exponential backoff (or the service's Retry-After) for idempotent calls, all
- * within the request's budget, and a circuit breaker per service. Never throws and never logs
- * headers or bodies (they carry the secret and personal data). A dead service fails every
- * request: its failures are logged once per kind per ERROR_LOG_INTERVAL_MS, with a count.
+ * HTTP to the downstream services, shared by the three gateways: base URL, X-secret,
+ * X-Request-Id, and cockatiel's policies around each call, `wrap(retry, circuit breaker,
+ * timeout)`: retries with exponential backoff (or the service's Retry-After) for idempotent
+ * calls, a failure-rate circuit breaker per service that counts every attempt, and a timeout
+ * per attempt, all within the request's budget. Never throws and never logs headers or bodies
+ * (they carry the secret and personal data). A dead service fails every request: its failures
+ * are logged once per kind per ERROR_LOG_INTERVAL_MS, with a count.
  */
 @Injectable()
 export class GatewayHttp implements OnApplicationShutdown {
   private readonly logger = new Logger('GatewayHttp');
   private readonly failures: RateLimitedLog;
   private readonly configured: Record<DownstreamService, string | undefined>;
-  private readonly breakers: Record<DownstreamService, CircuitBreaker>;
+  /** Per service: its breaker (none with DOWNSTREAM_BREAKER_FAILURES=0). */
+  private readonly breakers: Record<DownstreamService, ServiceBreaker | null>;
+  /** Per service: what each attempt goes through, the breaker and then the timeout. */
+  private readonly attemptPolicies: Record<DownstreamService, IPolicy>;
+  /** The n-th retry waits between half and all of DOWNSTREAM_RETRY_DELAY_MS x 2^(n-1). */
+  private readonly backoff: ExponentialBackoff<number>;
 
   constructor(
     private readonly http: HttpService,
@@ -88,17 +142,43 @@ export class GatewayHttp implements OnApplicationShutdown {
       'branch service': env.BRANCH_API_URL,
       'operation service': env.OPERATION_API_URL,
     };
-    const breaker = () =>
-      new CircuitBreaker({
-        failureThreshold: env.DOWNSTREAM_BREAKER_FAILURES,
-        cooldownMs: env.DOWNSTREAM_BREAKER_OPEN_MS,
-        now: monotonicNow,
-      });
+    const breaker = (): ServiceBreaker | null =>
+      env.DOWNSTREAM_BREAKER_FAILURES === 0
+        ? null
+        : new ServiceBreaker(
+            circuitBreaker(handleWhenResult(transient), {
+              halfOpenAfter: env.DOWNSTREAM_BREAKER_OPEN_MS,
+              breaker: new SlidingWindowBreaker({
+                threshold: env.DOWNSTREAM_BREAKER_FAILURE_RATE,
+                durationMs: env.DOWNSTREAM_BREAKER_WINDOW_MS,
+                minimumCalls: env.DOWNSTREAM_BREAKER_FAILURES,
+              }),
+            }),
+            env.DOWNSTREAM_BREAKER_OPEN_MS,
+          );
     this.breakers = {
       'user service': breaker(),
       'branch service': breaker(),
       'operation service': breaker(),
     };
+    // Cooperative: the attempt gets the signal and ends its request itself, with an outcome.
+    // Not aborted on return: an abort after the answer would build a CanceledError per call.
+    const attemptTimeout = timeout(env.DOWNSTREAM_TIMEOUT_MS, {
+      strategy: TimeoutStrategy.Cooperative,
+      abortOnReturn: false,
+    });
+    const attempt = (service: DownstreamService): IPolicy =>
+      wrap(this.breakers[service]?.policy ?? noop, attemptTimeout);
+    this.attemptPolicies = {
+      'user service': attempt('user service'),
+      'branch service': attempt('branch service'),
+      'operation service': attempt('operation service'),
+    };
+    this.backoff = new ExponentialBackoff({
+      initialDelay: env.DOWNSTREAM_RETRY_DELAY_MS,
+      maxDelay: env.DOWNSTREAM_REQUEST_BUDGET_MS,
+      generator: halfJitterGenerator,
+    });
     this.failures = new RateLimitedLog(env.ERROR_LOG_INTERVAL_MS, ({ kind, detail, suppressed }) =>
       this.logger.warn(
         suppressed
@@ -152,36 +232,15 @@ export class GatewayHttp implements OnApplicationShutdown {
     }
     const deadline =
       requestDeadline.getStore() ?? monotonicNow() + this.env.DOWNSTREAM_REQUEST_BUDGET_MS;
-    const breaker = this.breakers[service];
-    const maxAttempts = request.idempotent ? 1 + this.env.DOWNSTREAM_RETRIES : 1;
-    let outcome: GatewayOutcome = { kind: 'unavailable', reason: 'not attempted' };
     let attempts = 0;
-    for (;;) {
-      const remaining = Math.floor(deadline - monotonicNow());
-      if (remaining <= 0) {
-        if (attempts === 0) outcome = { kind: 'unavailable', reason: 'request budget spent' };
-        break;
-      }
-      const decision = breaker.decide();
-      if (!decision.allowed) {
-        outcome = {
-          kind: 'unavailable',
-          reason: 'circuit open after repeated failures',
-          retryAfterMs: decision.retryAfterMs,
-        };
-        break;
-      }
+    let outcome = await this.attempted(service, request, deadline, async (signal) => {
       attempts++;
-      outcome = await this.once(base, request, Math.min(this.env.DOWNSTREAM_TIMEOUT_MS, remaining));
-      if (isTransient(outcome)) breaker.failed();
-      else breaker.succeeded();
-      if (!isTransient(outcome) || attempts >= maxAttempts) break;
-      // The service's Retry-After is honoured when it fits the budget; otherwise fail fast and
-      // pass it on to our caller.
-      const wait = Math.max(this.backoff(attempts), outcome.retryAfterMs ?? 0);
-      if (monotonicNow() + wait >= deadline) break;
-      await sleep(wait);
-    }
+      const timeoutMs = Math.min(
+        this.env.DOWNSTREAM_TIMEOUT_MS,
+        Math.floor(deadline - monotonicNow()),
+      );
+      return this.once(base, request, signal, Math.max(0, timeoutMs));
+    });
     this.metrics.record(service, outcome, (monotonicNow() - started) / 1000, attempts);
     if (outcome.kind === 'answered' && outcome.status >= 500) {
       outcome = {
@@ -201,16 +260,67 @@ export class GatewayHttp implements OnApplicationShutdown {
     return outcome;
   }
 
-  /** base * 2^(n-1) plus up to one base of jitter, so callers that failed together spread out. */
-  private backoff(retry: number): number {
-    const base = this.env.DOWNSTREAM_RETRY_DELAY_MS;
-    return base * 2 ** (retry - 1) + Math.floor(Math.random() * (base + 1));
+  /**
+   * The attempts of one call through the service's policies, within the budget: the budget's
+   * end aborts the attempt in flight (the timeout policy's signal follows it) and stops the
+   * retries. An open breaker refuses the call with its cool-down left; while its probe is out,
+   * at once (cockatiel would hold the call until the probe ends, whatever its budget).
+   */
+  private async attempted(
+    service: DownstreamService,
+    request: GatewayRequest,
+    deadline: number,
+    attempt: (signal: AbortSignal) => Promise<GatewayOutcome>,
+  ): Promise<GatewayOutcome> {
+    const remaining = Math.floor(deadline - monotonicNow());
+    if (remaining <= 0) return { kind: 'unavailable', reason: 'request budget spent' };
+    const breaker = this.breakers[service];
+    if (breaker?.probing) return { kind: 'unavailable', reason: CIRCUIT_OPEN, retryAfterMs: 0 };
+    const policy = wrap(this.retries(request, deadline, breaker), this.attemptPolicies[service]);
+    try {
+      return await policy.execute(({ signal }) => attempt(signal), AbortSignal.timeout(remaining));
+    } catch (error) {
+      if (!(error instanceof BrokenCircuitError)) throw error;
+      return {
+        kind: 'unavailable',
+        reason: CIRCUIT_OPEN,
+        retryAfterMs: breaker?.coolDownLeft ?? 0,
+      };
+    }
+  }
+
+  /**
+   * The retry policy of one call: DOWNSTREAM_RETRIES further attempts after a transient outcome,
+   * for an idempotent call only. The wait is the larger of the backoff and the service's
+   * Retry-After; a retry whose wait would end past the deadline is not made (the call gives up
+   * at once and passes the Retry-After on), nor one that a probe of the breaker would hold.
+   */
+  private retries(
+    request: GatewayRequest,
+    deadline: number,
+    breaker: ServiceBreaker | null,
+  ): IPolicy {
+    if (!request.idempotent || this.env.DOWNSTREAM_RETRIES === 0) return noop;
+    let backoff: IBackoff<unknown> | undefined;
+    let wait = 0;
+    const worthAnother = (result: unknown): boolean => {
+      const outcome = result as GatewayOutcome;
+      if (!isTransient(outcome) || breaker?.probing) return false;
+      backoff = backoff ? backoff.next(undefined) : this.backoff.next();
+      wait = Math.max(backoff.duration, outcome.retryAfterMs ?? 0);
+      return monotonicNow() + wait < deadline;
+    };
+    return retry(handleWhenResult(worthAnother), {
+      maxAttempts: this.env.DOWNSTREAM_RETRIES,
+      backoff: new DelegateBackoff(() => wait),
+    });
   }
 
   private async once(
     base: string,
     request: GatewayRequest,
-    timeout: number,
+    signal: AbortSignal,
+    timeoutMs: number,
   ): Promise<GatewayOutcome> {
     // The request id and, when tracing runs, the W3C traceparent go with every call (the HTTP
     // instrumentation's client span's), so the downstream service's logs and spans join ours.
@@ -230,9 +340,8 @@ export class GatewayHttp implements OnApplicationShutdown {
           ...request.headers,
           ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
-        // Socket inactivity (timeout) and the whole exchange (signal) are both bounded.
-        timeout,
-        signal: AbortSignal.timeout(timeout),
+        // The timeout policy's signal: the attempt's timeout, or the end of the budget.
+        signal,
         maxRedirects: 0,
         responseType: 'json',
         validateStatus: () => true,
@@ -248,7 +357,7 @@ export class GatewayHttp implements OnApplicationShutdown {
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       };
     } catch (error) {
-      return { kind: 'unavailable', reason: describeFailure(error, timeout) };
+      return { kind: 'unavailable', reason: describeFailure(error, timeoutMs) };
     }
   }
 }

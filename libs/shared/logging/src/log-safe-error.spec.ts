@@ -1,3 +1,5 @@
+import { runInNewContext } from 'node:vm';
+import pino from 'pino';
 import { QueryFailedError } from 'typeorm';
 import { logSafeError, logSafeMessage } from './log-safe-error';
 
@@ -62,6 +64,39 @@ describe('logSafeError', () => {
     const text = JSON.stringify(logSafeError(error));
     for (const value of ROW) expect(text).not.toContain(value);
     expect(text).toContain('22001');
+  });
+
+  it("reads the error itself from pino's serialized copy (what pino-http passes)", () => {
+    const error = new QueryFailedError(
+      'INSERT INTO users VALUES ($1, $2, $3, $4, $5)',
+      ROW,
+      driverError('23505', 'duplicate key value violates unique constraint "users_pkey"'),
+    );
+    // pino-http wraps every err serializer: it gets pino's standard serialization of the error.
+    const copy: unknown = pino.stdSerializers.err(error);
+    const logged = logSafeError(copy) as Record<string, unknown>;
+    expect(logged).toEqual(logSafeError(error));
+    expect(logged).toMatchObject({
+      type: 'QueryFailedError',
+      driverError: { type: 'Error', code: '23505' },
+    });
+    const text = JSON.stringify(logged);
+    for (const value of ROW) expect(text).not.toContain(value);
+  });
+
+  it('names the type of an error from another realm and of a plain object', () => {
+    const foreign: unknown = runInNewContext('new TypeError("from a vm context")');
+    expect(logSafeError(foreign)).toMatchObject({
+      type: 'TypeError',
+      message: 'from a vm context',
+    });
+    expect(logSafeError({ message: 'thrown as an object' })).toMatchObject({
+      type: 'Object',
+      message: 'thrown as an object',
+    });
+    expect(
+      logSafeError(Object.assign(Object.create(null) as object, { name: 'Odd' })),
+    ).toMatchObject({ type: 'Odd' });
   });
 
   it('passes a non-error through', () => {

@@ -46,15 +46,44 @@ export interface LogSafeError {
 }
 
 /**
+ * The error of pino's standard serialization of it (pino-std-serializers' `err`, whose copy keeps
+ * the error as its non-enumerable `raw`): pino-http wraps every `err` serializer in that one, so
+ * every error a service logs reaches logSafeError as such a copy, with `type` and `message`
+ * already written and the cause folded into the message. Anything else as it is.
+ */
+function original(error: object): object {
+  const raw = (error as { raw?: unknown }).raw;
+  const pinoCopy =
+    !(error instanceof Error) &&
+    typeof (error as { type?: unknown }).type === 'string' &&
+    !Object.prototype.propertyIsEnumerable.call(error, 'raw');
+  return pinoCopy && raw !== null && typeof raw === 'object' ? raw : error;
+}
+
+/**
+ * The class of an error: its constructor's name, else its `name` (an object without a class of
+ * its own), else `Object`. Not `instanceof Error`, which is false for an error made in another
+ * realm (a vm context, Jest's module registry).
+ */
+function typeName(error: object): string {
+  const constructor = (error as { constructor?: unknown }).constructor;
+  const className = typeof constructor === 'function' ? constructor.name : '';
+  if (className && className !== 'Object') return className;
+  const name = (error as { name?: unknown }).name;
+  if (typeof name === 'string' && name) return name;
+  return className || 'Object';
+}
+
+/**
  * The pino `err` serializer of every service: type, message, stack, the safe fields above, and
  * the same for the driver error, the cause and an AggregateError's errors (a LogSafeError for
  * any object; anything else as it is).
  */
-export function logSafeError(error: unknown, depth = 0): unknown {
-  if (!error || typeof error !== 'object') return error;
+export function logSafeError(value: unknown, depth = 0): unknown {
+  if (!value || typeof value !== 'object') return value;
+  const error = original(value);
   const source = error as Record<string, unknown>;
-  const type =
-    error instanceof Error ? error.constructor.name : Object.prototype.toString.call(error);
+  const type = typeName(error);
   const rawMessage = typeof source.message === 'string' ? source.message : '';
   const message = safeMessage(rawMessage, error);
   const result: LogSafeError = { type, message };
@@ -68,8 +97,8 @@ export function logSafeError(error: unknown, depth = 0): unknown {
   if (depth < MAX_DEPTH) {
     if (source.driverError) result.driverError = logSafeError(source.driverError, depth + 1);
     if (source.cause) result.cause = logSafeError(source.cause, depth + 1);
-    if (error instanceof AggregateError)
-      result.errors = error.errors.map((inner) => logSafeError(inner, depth + 1));
+    if (Array.isArray(source.errors))
+      result.errors = source.errors.map((inner) => logSafeError(inner, depth + 1));
   }
   return result;
 }

@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { pinoHttp } from 'pino-http';
 import { loggerParams, logFormat } from './logging';
 
 describe('logFormat', () => {
@@ -88,5 +91,30 @@ describe('loggerParams', () => {
     expect(line.err.stack).toContain('insert failed');
     expect(line.reqId).toBe('req-2');
     expect(JSON.stringify(line)).not.toContain('79990000000');
+  });
+
+  it("names the error's type on pino-http's line of a 5xx answer", async () => {
+    // As nestjs-pino runs it: pino-http with the services' options, on a real server. pino-http
+    // wraps the err serializer, so logSafeError receives pino's serialized copy of the error.
+    const written: string[] = [];
+    const [options] = loggerParams('card-issue', 'info').pinoHttp as [pino.LoggerOptions];
+    const log = pinoHttp(options as Parameters<typeof pinoHttp>[0], {
+      write: (line: string) => written.push(line),
+    });
+    const server = createServer((req, res) => {
+      log(req, res);
+      res.writeHead(503, { 'retry-after': '1' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      expect((await fetch(`http://127.0.0.1:${port}/api/v1/card-issue`)).status).toBe(503);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const [line] = written.map((l) => JSON.parse(l) as WrittenLine);
+    expect(line).toMatchObject({ level: 50, res: { statusCode: 503 } });
+    expect(line.err).toMatchObject({ type: 'Error', message: 'failed with status code 503' });
+    expect(line.err.stack).toMatch(/^Error: failed with status code 503/);
   });
 });

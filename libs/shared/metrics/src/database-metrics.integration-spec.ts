@@ -1,6 +1,12 @@
 import { createConnection, createServer, Server } from 'node:net';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
+import {
+  createTestDatabase,
+  eventually,
+  parseMetrics,
+  TestDatabase,
+  valueOf,
+} from '@bank/shared/testing';
 import { registerDatabaseMetrics, processTimeout } from './database-metrics';
 import { Metrics } from './metrics';
 
@@ -37,6 +43,76 @@ describe('db_up when the process itself stalls (integration)', () => {
     // very thread, it could not answer at all during the hold-up).
     stall(2_500);
     expect(await scraped).toMatch(/^db_up 1$/m);
+  });
+});
+
+describe('db_pool_waiting_clients against a real pool (integration)', () => {
+  const POOL_SIZE = 3;
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('metrics_pool');
+    dataSource = await new DataSource({
+      type: 'postgres',
+      url: db.url,
+      extra: { max: POOL_SIZE },
+    }).initialize();
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  const sample = (text: string, name: string, labels?: Record<string, string>) =>
+    valueOf(parseMetrics(text), name, labels);
+
+  it('reads 0 on an idle pool, although the scrape itself reads the database', async () => {
+    const metrics = new Metrics({ enabled: true, host: '127.0.0.1', serviceName: 'test' });
+    // As the services' backlog gauges (scheduler, outbox, webhooks): registered before the pool's,
+    // each reads the database at scrape time. Their queries are handed an idle connection on the
+    // pool's next tick, which is no wait for a connection.
+    for (const name of ['first_backlog', 'second_backlog', 'third_backlog']) {
+      metrics.gauge({
+        name,
+        help: 'A value read from the database at scrape time',
+        async collect() {
+          this.set(Number((await dataSource.query('SELECT 1 AS n'))[0].n));
+        },
+      });
+    }
+    registerDatabaseMetrics(metrics, dataSource);
+    // Idle connections in the pool, as on a service that has served requests.
+    await Promise.all(Array.from({ length: POOL_SIZE }, () => dataSource.query('SELECT 1')));
+    for (let i = 0; i < 3; i++) {
+      const text = await metrics.scrape();
+      expect(sample(text, 'db_pool_waiting_clients')).toBe(0);
+      expect(sample(text, 'db_pool_connections', { state: 'in_use' })).toBe(0);
+    }
+  });
+
+  it('counts a query waiting while every connection is held, and 0 once they are released', async () => {
+    const metrics = new Metrics({ enabled: true, host: '127.0.0.1', serviceName: 'test' });
+    registerDatabaseMetrics(metrics, dataSource);
+    // The pool gauge alone: a whole scrape would queue its own ping behind the held connections.
+    const waiting = async () =>
+      sample(
+        await metrics.registry.getSingleMetricAsString('db_pool_waiting_clients'),
+        'db_pool_waiting_clients',
+      );
+    const runners = Array.from({ length: POOL_SIZE }, () => dataSource.createQueryRunner());
+    let query: Promise<unknown> | undefined;
+    try {
+      for (const runner of runners) await runner.connect();
+      expect(await waiting()).toBe(0);
+      query = dataSource.query('SELECT 1');
+      await eventually(async () => ((await waiting()) ?? 0) >= 1, 10_000);
+    } finally {
+      for (const runner of runners) await runner.release();
+    }
+    await query;
+    expect(await waiting()).toBe(0);
   });
 });
 

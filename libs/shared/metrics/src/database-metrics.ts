@@ -9,6 +9,18 @@ interface PgPool {
   options: { max: number };
 }
 
+/**
+ * Callers that wait for a connection: those the pool cannot serve now. pg-pool queues every
+ * `connect()` made while it holds an idle connection and hands them out on its next tick, so
+ * its `waitingCount` also counts callers an idle connection (or a free slot, for which it opens
+ * a new one) is about to serve. A scrape is such a moment: the gauges that read the database
+ * (the backlogs) have just asked for a connection, and an idle service read as waiting for one.
+ */
+function waitingClients(pool: PgPool): number {
+  const free = pool.idleCount + Math.max(0, pool.options.max - pool.totalCount);
+  return Math.max(0, pool.waitingCount - free);
+}
+
 /** How long a database ping answer is reused (several scrapers, one ping). */
 const PING_MAX_AGE_MS = 5_000;
 const PING_TIMEOUT_MS = 2_000;
@@ -32,9 +44,10 @@ export function registerDatabaseMetrics(metrics: Metrics, dataSource: DataSource
   });
   metrics.gauge({
     name: 'db_pool_waiting_clients',
-    help: 'Queries waiting for a free connection of the pool',
+    help: 'Queries waiting for a free connection of the pool (none idle, none to open)',
     collect() {
-      this.set(pool()?.waitingCount ?? NaN);
+      const p = pool();
+      this.set(p ? waitingClients(p) : NaN);
     },
   });
   metrics.gauge({
