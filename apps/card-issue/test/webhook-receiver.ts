@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { verifyWebhookSignature } from '@bank/shared/webhooks';
 import type { WebhookEventBody } from '../src/webhooks/webhook-events.model';
 
@@ -9,10 +10,12 @@ export interface ReceivedWebhook {
   /** The body exactly as received. */
   raw: string;
   headers: IncomingHttpHeaders;
-  /** The Webhook-Signature header verified against the receiver's secrets (within 300 s). */
+  /** The signature verified, by both verifiers, with one of the receiver's secrets (within 300 s). */
   verified: boolean;
-  /** The secrets (of the receiver's list) one of the header's signatures matched. */
+  /** The secrets (of the receiver's list) @bank/shared/webhooks verified the delivery with. */
   matchingSecrets: string[];
+  /** The secrets the `standardwebhooks` package (the Standard Webhooks reference) verified it with. */
+  standardMatchingSecrets: string[];
   receivedAt: number;
 }
 
@@ -31,17 +34,30 @@ export interface WebhookReceiver {
   behaviour: WebhookBehaviour;
   /** The events once each (deduplicated by id, first arrival kept), in arrival order. */
   unique(): WebhookEventBody[];
+  /** Each POST that did not verify, with why (empty when all did). */
+  rejected(): { id: string; type: string; why: string[] }[];
   /** Stops listening: connections are refused, as for a receiver that is down. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
   start(): Promise<void>;
 }
 
+/** Whether `standardwebhooks` verifies the delivery with this secret (it throws when not). */
+function standardVerifies(secret: string, raw: string, headers: IncomingHttpHeaders): boolean {
+  try {
+    new Webhook(secret).verify(raw, headers as Record<string, string>);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A real webhook receiver on a loopback port (node:http), as an integrator would write one:
- * reads the raw body, verifies the signature with @bank/shared/webhooks, records the event in
- * arrival order and answers as its behaviour says (a signature that does not verify gets 400, so
- * the sender retries). The docs' verification recipe is the same few lines.
+ * reads the raw body, verifies the signature twice, with the `standardwebhooks` package (the
+ * Standard Webhooks reference verifier, as docs/webhooks.md shows it) and with
+ * @bank/shared/webhooks, records the event in arrival order and answers as its behaviour says (a
+ * delivery that does not verify gets 400, so the sender retries).
  */
 export async function startWebhookReceiver(secrets: string[] = []): Promise<WebhookReceiver> {
   let server: Server | null = null;
@@ -60,6 +76,18 @@ export async function startWebhookReceiver(secrets: string[] = []): Promise<Webh
         .filter((webhook) => !seen.has(webhook.body.id) && seen.add(webhook.body.id))
         .map((webhook) => webhook.body);
     },
+    rejected() {
+      return received
+        .filter((webhook) => !webhook.verified)
+        .map((webhook) => ({
+          id: webhook.body.id,
+          type: webhook.body.type,
+          why: [
+            ...(webhook.matchingSecrets.length === 0 ? ['@bank/shared/webhooks: no match'] : []),
+            ...(webhook.standardMatchingSecrets.length === 0 ? ['standardwebhooks: no match'] : []),
+          ],
+        }));
+    },
     async stop() {
       const current = server;
       server = null;
@@ -73,16 +101,19 @@ export async function startWebhookReceiver(secrets: string[] = []): Promise<Webh
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
-          const header = req.headers['webhook-signature'] as string | undefined;
           const matchingSecrets = receiver.secrets.filter(
-            (secret) => verifyWebhookSignature({ body: raw, header, secret }).valid,
+            (secret) => verifyWebhookSignature({ body: raw, headers: req.headers, secret }).valid,
+          );
+          const standardMatchingSecrets = receiver.secrets.filter((secret) =>
+            standardVerifies(secret, raw, req.headers),
           );
           const webhook: ReceivedWebhook = {
             body: JSON.parse(raw) as WebhookEventBody,
             raw,
             headers: req.headers,
-            verified: matchingSecrets.length > 0,
+            verified: matchingSecrets.length > 0 && standardMatchingSecrets.length > 0,
             matchingSecrets,
+            standardMatchingSecrets,
             receivedAt: Date.now(),
           };
           received.push(webhook);

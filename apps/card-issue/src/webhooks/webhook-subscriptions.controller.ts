@@ -37,9 +37,10 @@ import { WebhookSubscriptionsService } from './webhook-subscriptions.service';
 import { WEBHOOK_SCOPES } from './webhooks.scopes';
 
 const DELIVERY_DESCRIPTION =
-  'Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto) with the headers ' +
-  'Webhook-Id (the event id), Webhook-Timestamp (unix seconds) and Webhook-Signature: ' +
-  't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")> (a second v1 while a rotated secret overlaps), ' +
+  'Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto; the callback ' +
+  'cardIssueEvent), signed the Standard Webhooks way: webhook-id (the event id), webhook-timestamp (unix seconds) ' +
+  'and webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the ' +
+  'base64-decoded part of the secret after whsec_> (a second, space-separated, while a rotated secret overlaps), ' +
   'plus X-Request-Id and traceparent when the change had them. Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges it; ' +
   'anything else is retried with exponential backoff until WEBHOOK_MAX_ATTEMPTS, then dead-lettered. ' +
   'Events of one request arrive in sequence order; deduplicate by id (docs/webhooks.md).';
@@ -155,8 +156,9 @@ export class WebhookSubscriptionsController {
   @ApiOperation({
     summary: 'Replace the signing secret',
     description:
-      'Answers the new secret, shown this once. The replaced secret keeps signing next to it (a second v1 in ' +
-      'Webhook-Signature) until previousSecretExpiresAt, WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.',
+      'Answers the new secret, shown this once, in the Standard Webhooks form (whsec_ + base64). The replaced secret ' +
+      'keeps signing next to it (a second v1 in webhook-signature) until previousSecretExpiresAt, ' +
+      'WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.',
   })
   @ApiSubscriptionIdParam()
   @ApiOkResponse({ type: RotatedWebhookSecretDto, description: 'The new secret, shown once' })

@@ -70,7 +70,7 @@ export class WebhookEventDto implements WebhookEventBody {
   @ApiProperty({
     format: 'uuid',
     description:
-      'Event id: the same in every attempt and every subscription (also the Webhook-Id header); deduplicate by it',
+      'Event id: the same in every attempt and every subscription (also the webhook-id header); deduplicate by it',
   })
   id!: string;
 
