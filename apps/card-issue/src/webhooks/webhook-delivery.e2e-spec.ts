@@ -15,6 +15,7 @@ import { generateWebhookSecret, standardWebhookSecret } from '@bank/shared/webho
 import { startCardIssue } from '../../test/card-issue.harness';
 import { selfVirtual } from '../../test/card-issue-requests.fixture';
 import { createUser } from '../../test/users.fixture';
+import { publishedEventCallback } from '../../test/webhook-event-schema';
 import { startWebhookReceiver, WebhookAnswer, WebhookReceiver } from '../../test/webhook-receiver';
 import { StatusMovesService } from '../card-issues/status-moves.service';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -196,7 +197,9 @@ describe('webhook delivery (e2e)', () => {
         async () =>
           rejected().length > 0 || (all.unique().length === 7 && failedOnly.unique().length === 2),
       );
-      // Every POST verified by the standardwebhooks package and by @bank/shared/webhooks.
+      // Every POST verified by the standardwebhooks package and by @bank/shared/webhooks, its
+      // body valid for the callback schema of openapi/card-issue.json: every event type, a
+      // creation (no previous status), a failure at creation, changes by the API and the scheduler.
       expect(rejected()).toEqual([]);
       const api = (
         previous: string | null,
@@ -712,5 +715,17 @@ describe('webhook delivery (e2e)', () => {
     } finally {
       await db.drop();
     }
+  });
+
+  it('every POST of these tests verified with both verifiers and matched the published event schema', () => {
+    const received = receivers.flatMap((r) => r.received);
+    expect(received.length).toBeGreaterThan(0);
+    expect(new Set(received.map((webhook) => webhook.body.type))).toEqual(
+      new Set(WEBHOOK_EVENT_TYPES),
+    );
+    expect(receivers.flatMap((r) => r.rejected())).toEqual([]);
+    // The answers the callback documents are the ones these tests saw the dispatcher take:
+    // 2xx delivered (200, 202, 204), everything else a failed attempt (307, 500, a timeout).
+    expect(Object.keys(publishedEventCallback().responses as object)).toEqual(['2XX', 'default']);
   });
 });

@@ -235,4 +235,10 @@ describe('webhook subscriptions with events delivered (e2e)', () => {
     expect(n).toBe(0);
     expect((await request(t.url).get(`${API}/${sub.id}/deliveries`)).status).toBe(404);
   });
+
+  it('every POST of these tests verified with both verifiers and matched the published event schema', () => {
+    const all = [...receivers.values()];
+    expect(all.flatMap((receiver) => receiver.received).length).toBeGreaterThan(0);
+    expect(all.flatMap((receiver) => receiver.rejected())).toEqual([]);
+  });
 });

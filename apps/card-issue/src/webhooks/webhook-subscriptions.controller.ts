@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@ne
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
-  ApiCallbacks,
   ApiConflictResponse,
   ApiExtraModels,
   ApiCreatedResponse,
@@ -15,6 +14,7 @@ import {
 import { RequireScopes } from '@bank/shared/auth';
 import { CardIssueErrorBody } from '../errors/card-issue-error-body.dto';
 import { WebhookEventDto } from './dto/webhook-event.dto';
+import { cardIssueEventCallbacks } from './dto/webhook-event.callback';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
 import { PageQueryDto } from '../card-issues/dto/list-query.dto';
 import { WebhookDeliveriesQueryDto } from './dto/webhook-list-query.dto';
@@ -60,23 +60,12 @@ export class WebhookSubscriptionsController {
   @ApiOperation({
     summary: 'Subscribe a URL to card issue events',
     description: `Answers the subscription with its signing secret, shown this once. ${DELIVERY_DESCRIPTION}`,
+    // The events themselves: POSTed to the URL the subscription names.
+    callbacks: cardIssueEventCallbacks(),
   })
   @ApiCreatedResponse({
     type: CreatedWebhookSubscriptionDto,
     description: 'Stored; secret shown once',
-  })
-  // The events themselves, as OpenAPI callbacks: POSTed to the URL the subscription names.
-  @ApiCallbacks({
-    name: 'cardIssueEvent',
-    callbackUrl: '{$request.body#/url}',
-    method: 'post',
-    requestBody: { type: WebhookEventDto },
-    expectedResponse: {
-      status: 200,
-      description:
-        'Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges the event (the body is ignored beyond its first 256 characters); ' +
-        'anything else, a redirect included, is a failed attempt',
-    },
   })
   @ApiBadRequestResponse({
     type: CardIssueErrorBody,
