@@ -141,7 +141,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to card issue events
-         * @description Answers the subscription with its signing secret, shown this once. Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto) with the headers Webhook-Id (the event id), Webhook-Timestamp (unix seconds) and Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")> (a second v1 while a rotated secret overlaps), plus X-Request-Id and traceparent when the change had them. Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges it; anything else is retried with exponential backoff until WEBHOOK_MAX_ATTEMPTS, then dead-lettered. Events of one request arrive in sequence order; deduplicate by id (docs/webhooks.md).
+         * @description Answers the subscription with its signing secret, shown this once. Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto; the callback cardIssueEvent), signed the Standard Webhooks way: webhook-id (the event id), webhook-timestamp (unix seconds) and webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_> (a second, space-separated, while a rotated secret overlaps), plus X-Request-Id and traceparent when the change had them. Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges it; anything else is retried with exponential backoff until WEBHOOK_MAX_ATTEMPTS, then dead-lettered. Events of one request arrive in sequence order; deduplicate by id (docs/webhooks.md).
          */
         post: operations["WebhookSubscriptions_create"];
         delete?: never;
@@ -186,7 +186,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the signing secret
-         * @description Answers the new secret, shown this once. The replaced secret keeps signing next to it (a second v1 in Webhook-Signature) until previousSecretExpiresAt, WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.
+         * @description Answers the new secret, shown this once, in the Standard Webhooks form (whsec_ + base64). The replaced secret keeps signing next to it (a second v1 in webhook-signature) until previousSecretExpiresAt, WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.
          */
         post: operations["WebhookSubscriptions_rotateSecret"];
         delete?: never;
@@ -624,7 +624,7 @@ export interface components {
         WebhookEventDto: {
             /**
              * Format: uuid
-             * @description Event id: the same in every attempt and every subscription (also the Webhook-Id header); deduplicate by it
+             * @description Event id: the same in every attempt and every subscription (also the webhook-id header); deduplicate by it
              */
             id: string;
             /**
@@ -695,8 +695,8 @@ export interface components {
              */
             updatedAt: string;
             /**
-             * @description The signing secret, shown this once (never by GET or the list): whsec_ + base64url of 32 random bytes. The receiver uses the whole string, prefix included, as its HMAC-SHA256 key (docs/webhooks.md "Signatures").
-             * @example whsec_q2Vx1dXq0bKk8f3cQ5Qm2m3d3VwT0jv1c7wE0bW9m0k
+             * @description The signing secret, shown this once (never by GET or the list): a Standard Webhooks secret, whsec_ + base64 of 32 random bytes. Give it as it is to a Standard Webhooks library; the HMAC-SHA256 key is the base64-decoded part after whsec_ (docs/webhooks.md "Signatures").
+             * @example whsec_q2Vx1dXq0bKk8f3cQ5Qm2m3d3VwT0jv1c7wE0bW9m0k=
              */
             secret: string;
         };
@@ -741,8 +741,8 @@ export interface components {
         };
         RotatedWebhookSecretDto: {
             /**
-             * @description The signing secret, shown this once (never by GET or the list): whsec_ + base64url of 32 random bytes. The receiver uses the whole string, prefix included, as its HMAC-SHA256 key (docs/webhooks.md "Signatures").
-             * @example whsec_Zb0aJm1c3n4QpX8gkzT9vW2yR6uH5sD7fL1eO0iK3qA
+             * @description The signing secret, shown this once (never by GET or the list): a Standard Webhooks secret, whsec_ + base64 of 32 random bytes. Give it as it is to a Standard Webhooks library; the HMAC-SHA256 key is the base64-decoded part after whsec_ (docs/webhooks.md "Signatures").
+             * @example whsec_Zb0aJm1c3n4QpX8gkzT9vW2yR6uH5sD7fL1eO0iK3qA=
              */
             secret: string;
             /**

@@ -23,7 +23,7 @@ function delivery(id: string, subscriptionId = 'sub-a'): ClaimedWebhookDelivery 
     attempts: 1,
     traceContext: null,
     url: 'http://127.0.0.1:9/hook',
-    secrets: ['whsec_test'],
+    secrets: ['whsec_dGVzdA=='],
   };
 }
 
@@ -115,8 +115,9 @@ describe('WebhookDispatcherService', () => {
     expect(headers).toMatchObject({
       'Content-Type': 'application/json',
       'User-Agent': 'card-issue-webhooks/1',
-      'Webhook-Id': 'event-1',
-      'Webhook-Signature': expect.stringMatching(/^t=\d+,v1=[0-9a-f]{64}$/),
+      'webhook-id': 'event-1',
+      'webhook-timestamp': expect.stringMatching(/^\d+$/),
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
     });
     expect(JSON.parse(body)).toMatchObject({
       id: 'event-1',

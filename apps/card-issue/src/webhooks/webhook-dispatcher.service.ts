@@ -9,13 +9,7 @@ import {
   REQUEST_ID_HEADER,
   runDetached,
 } from '@bank/shared/tracing';
-import {
-  unixSeconds,
-  WEBHOOK_ID_HEADER,
-  WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
-  webhookSignatureHeader,
-} from '@bank/shared/webhooks';
+import { unixSeconds, webhookSignatureHeaders } from '@bank/shared/webhooks';
 import { CardIssueEnvironment } from '../config/environment.config';
 import {
   ClaimedWebhookDelivery,
@@ -32,7 +26,7 @@ const PURGE_BATCH_SIZE = 5_000;
 /**
  * The lease of a claimed delivery is twice its attempt's limit (WEBHOOK_TIMEOUT_MS) and this
  * much more, time to record the outcome: another replica takes it over only when this one is
- * gone or stuck, and sends it again (at least once; the receiver deduplicates by Webhook-Id).
+ * gone or stuck, and sends it again (at least once; the receiver deduplicates by webhook-id).
  */
 const LEASE_MARGIN_MS = 1_000;
 
@@ -49,7 +43,7 @@ const LEASE_MARGIN_MS = 1_000;
  * the deliveries delivered more than WEBHOOK_RETENTION_HOURS ago are deleted.
  *
  * At least once: a delivery is marked DELIVERED after its 2xx, so a crash in between (or a lease
- * that ran out) sends it again with the same Webhook-Id; receivers deduplicate by it.
+ * that ran out) sends it again with the same webhook-id; receivers deduplicate by it.
  */
 @Injectable()
 export class WebhookDispatcherService extends DeliveryService {
@@ -220,9 +214,10 @@ export class WebhookDispatcherService extends DeliveryService {
   }
 
   /**
-   * The headers of one attempt: the signature over this attempt's timestamp and the body, with
-   * every secret valid now, and the correlation of the change (X-Request-Id, and traceparent:
-   * this delivery's span while tracing runs, else the one stored with the change).
+   * The headers of one attempt: the Standard Webhooks headers (the event id as webhook-id, this
+   * attempt's timestamp, the signature over both and the body with every secret valid now), and
+   * the correlation of the change (X-Request-Id, and traceparent: this delivery's span while
+   * tracing runs, else the one stored with the change).
    */
   private headersOf(
     delivery: ClaimedWebhookDelivery,
@@ -232,9 +227,7 @@ export class WebhookDispatcherService extends DeliveryService {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': WEBHOOK_USER_AGENT,
-      [WEBHOOK_ID_HEADER]: delivery.eventId,
-      [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-      [WEBHOOK_SIGNATURE_HEADER]: webhookSignatureHeader(timestamp, body, delivery.secrets),
+      ...webhookSignatureHeaders(delivery.eventId, timestamp, body, delivery.secrets),
     };
     const current = correlationHeaders();
     const traceparent = current.traceparent ?? delivery.traceContext?.traceparent;

@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@ne
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
-  ApiCallbacks,
   ApiConflictResponse,
   ApiExtraModels,
   ApiCreatedResponse,
@@ -15,6 +14,7 @@ import {
 import { RequireScopes } from '@bank/shared/auth';
 import { CardIssueErrorBody } from '../errors/card-issue-error-body.dto';
 import { WebhookEventDto } from './dto/webhook-event.dto';
+import { cardIssueEventCallbacks } from './dto/webhook-event.callback';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
 import { PageQueryDto } from '../card-issues/dto/list-query.dto';
 import { WebhookDeliveriesQueryDto } from './dto/webhook-list-query.dto';
@@ -37,9 +37,10 @@ import { WebhookSubscriptionsService } from './webhook-subscriptions.service';
 import { WEBHOOK_SCOPES } from './webhooks.scopes';
 
 const DELIVERY_DESCRIPTION =
-  'Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto) with the headers ' +
-  'Webhook-Id (the event id), Webhook-Timestamp (unix seconds) and Webhook-Signature: ' +
-  't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")> (a second v1 while a rotated secret overlaps), ' +
+  'Each event the subscription wants is POSTed to its URL as JSON (schema WebhookEventDto; the callback ' +
+  'cardIssueEvent), signed the Standard Webhooks way: webhook-id (the event id), webhook-timestamp (unix seconds) ' +
+  'and webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the ' +
+  'base64-decoded part of the secret after whsec_> (a second, space-separated, while a rotated secret overlaps), ' +
   'plus X-Request-Id and traceparent when the change had them. Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges it; ' +
   'anything else is retried with exponential backoff until WEBHOOK_MAX_ATTEMPTS, then dead-lettered. ' +
   'Events of one request arrive in sequence order; deduplicate by id (docs/webhooks.md).';
@@ -59,23 +60,12 @@ export class WebhookSubscriptionsController {
   @ApiOperation({
     summary: 'Subscribe a URL to card issue events',
     description: `Answers the subscription with its signing secret, shown this once. ${DELIVERY_DESCRIPTION}`,
+    // The events themselves: POSTed to the URL the subscription names.
+    callbacks: cardIssueEventCallbacks(),
   })
   @ApiCreatedResponse({
     type: CreatedWebhookSubscriptionDto,
     description: 'Stored; secret shown once',
-  })
-  // The events themselves, as OpenAPI callbacks: POSTed to the URL the subscription names.
-  @ApiCallbacks({
-    name: 'cardIssueEvent',
-    callbackUrl: '{$request.body#/url}',
-    method: 'post',
-    requestBody: { type: WebhookEventDto },
-    expectedResponse: {
-      status: 200,
-      description:
-        'Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges the event (the body is ignored beyond its first 256 characters); ' +
-        'anything else, a redirect included, is a failed attempt',
-    },
   })
   @ApiBadRequestResponse({
     type: CardIssueErrorBody,
@@ -155,8 +145,9 @@ export class WebhookSubscriptionsController {
   @ApiOperation({
     summary: 'Replace the signing secret',
     description:
-      'Answers the new secret, shown this once. The replaced secret keeps signing next to it (a second v1 in ' +
-      'Webhook-Signature) until previousSecretExpiresAt, WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.',
+      'Answers the new secret, shown this once, in the Standard Webhooks form (whsec_ + base64). The replaced secret ' +
+      'keeps signing next to it (a second v1 in webhook-signature) until previousSecretExpiresAt, ' +
+      'WEBHOOK_SECRET_OVERLAP_HOURS (default 24) from now.',
   })
   @ApiSubscriptionIdParam()
   @ApiOkResponse({ type: RotatedWebhookSecretDto, description: 'The new secret, shown once' })

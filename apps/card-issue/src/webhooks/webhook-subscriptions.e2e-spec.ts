@@ -5,7 +5,8 @@ import { BACKGROUND_OFF, startCardIssue } from '../../test/card-issue.harness';
 const API = '/api/v1/webhook-subscriptions';
 const TARGET = 'https://receiver.example.com/events';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
+/** A Standard Webhooks secret: whsec_ + standard base64 of 32 bytes. */
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** The card-issue error body with a status; `errors` only for validation failures. */

@@ -1,78 +1,114 @@
 import { timingSafeEqual } from 'node:crypto';
-import { WEBHOOK_SIGNATURE_SCHEME, computeWebhookSignature } from './signature';
+import {
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_SIGNATURE_VERSION,
+  WEBHOOK_TIMESTAMP_HEADER,
+  computeWebhookSignature,
+  webhookSecretKey,
+} from './signature';
 
-/** Five minutes either side, the usual tolerance: clocks drift, replays older than it fail. */
+/** Five minutes either side (the Standard Webhooks default): clocks drift, older replays fail. */
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export type WebhookVerificationFailure =
-  'malformed-header' | 'timestamp-outside-tolerance' | 'no-matching-signature';
+  'missing-header' | 'malformed-header' | 'timestamp-outside-tolerance' | 'no-matching-signature';
 
 export type WebhookVerification =
-  { valid: true; timestamp: number } | { valid: false; reason: WebhookVerificationFailure };
+  | { valid: true; id: string; timestamp: number }
+  | { valid: false; reason: WebhookVerificationFailure };
+
+/** Header values as node:http gives them (`req.headers`), or a plain record; names in any case. */
+export type WebhookHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface VerifyWebhookOptions {
   /** The raw request body, byte for byte as received (not re-serialised JSON). */
   body: string | Buffer;
-  /** The Webhook-Signature header value. */
-  header: string | undefined;
-  /** The receiver's secret, or several while it is switching to a rotated one. */
+  /** The request's headers: webhook-id, webhook-timestamp and webhook-signature are read. */
+  headers: WebhookHeaders;
+  /**
+   * The receiver's secret (`whsec_` + base64 of the key), or several while it switches to a
+   * rotated one. A secret that is not base64 throws a RangeError (a configuration error).
+   */
   secret: string | readonly string[];
   toleranceSeconds?: number;
   /** The receiver's clock; tests pass their own. */
   now?: Date;
 }
 
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
+/** A v1 signature: the standard base64 of 32 bytes (HMAC-SHA256). */
+const V1_SIGNATURE = /^[A-Za-z0-9+/]{43}=$/;
+const UNIX_SECONDS = /^\d{1,15}$/;
 
 /**
- * The receiver's side (docs/webhooks.md "Signatures"): the header parses, its timestamp is
- * within the tolerance of the receiver's clock, and one of its v1 signatures equals the HMAC of
- * `<t>.<body>` under one of the receiver's secrets (constant-time comparison). Unknown schemes
- * in the header are ignored so a later v2 does not break a v1 receiver.
+ * The receiver's side of Standard Webhooks (docs/webhooks.md "Signatures"), what the
+ * `standardwebhooks` package does: the three headers are there, the timestamp is within the
+ * tolerance of the receiver's clock, and one of the header's v1 signatures equals the HMAC of
+ * `<id>.<timestamp>.<body>` under the key of one of the receiver's secrets (constant-time
+ * comparison). Other signature versions in the header are ignored, so a later one does not
+ * break a v1 receiver. Secrets are accepted in the base64url form issued before too (same key).
  */
 export function verifyWebhookSignature(options: VerifyWebhookOptions): WebhookVerification {
-  const parsed = parseSignatureHeader(options.header);
-  if (!parsed) return { valid: false, reason: 'malformed-header' };
+  const id = headerValue(options.headers, WEBHOOK_ID_HEADER);
+  const timestampText = headerValue(options.headers, WEBHOOK_TIMESTAMP_HEADER);
+  const signatureHeader = headerValue(options.headers, WEBHOOK_SIGNATURE_HEADER);
+  if (!id || !timestampText || !signatureHeader) return { valid: false, reason: 'missing-header' };
+  // A repeated header arrives as an array: which of its values was signed is unknown.
+  if (
+    typeof id !== 'string' ||
+    typeof timestampText !== 'string' ||
+    typeof signatureHeader !== 'string' ||
+    !UNIX_SECONDS.test(timestampText)
+  ) {
+    return { valid: false, reason: 'malformed-header' };
+  }
+  const signatures = parseSignatureHeader(signatureHeader);
+  if (!signatures) return { valid: false, reason: 'malformed-header' };
+  const timestamp = Number(timestampText);
   const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(nowSeconds - parsed.timestamp) > tolerance) {
+  if (Math.abs(nowSeconds - timestamp) > tolerance) {
     return { valid: false, reason: 'timestamp-outside-tolerance' };
   }
   const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   for (const secret of secrets) {
     const expected = Buffer.from(
-      computeWebhookSignature(secret, parsed.timestamp, options.body),
-      'hex',
+      computeWebhookSignature(webhookSecretKey(secret), id, timestamp, options.body),
+      'base64',
     );
-    for (const signature of parsed.signatures) {
-      if (timingSafeEqual(expected, Buffer.from(signature, 'hex'))) {
-        return { valid: true, timestamp: parsed.timestamp };
-      }
+    for (const signature of signatures) {
+      if (timingSafeEqual(expected, signature)) return { valid: true, id, timestamp };
     }
   }
   return { valid: false, reason: 'no-matching-signature' };
 }
 
-/** `t=<digits>` once and at least one well-formed `v1=<64 hex>`; anything else is malformed. */
-export function parseSignatureHeader(
-  header: string | undefined,
-): { timestamp: number; signatures: string[] } | undefined {
-  if (!header) return undefined;
-  let timestamp: number | undefined;
-  const signatures: string[] = [];
-  for (const part of header.split(',')) {
-    const separator = part.indexOf('=');
-    if (separator <= 0) return undefined;
-    const key = part.slice(0, separator).trim();
-    const value = part.slice(separator + 1).trim();
-    if (key === 't') {
-      if (timestamp !== undefined || !/^\d{1,15}$/.test(value)) return undefined;
-      timestamp = Number(value);
-    } else if (key === WEBHOOK_SIGNATURE_SCHEME) {
-      if (!HEX_SHA256.test(value)) return undefined;
-      signatures.push(value);
-    }
+/**
+ * The v1 signatures of a `webhook-signature` header (space-separated `<version>,<signature>`),
+ * decoded; those of other versions are left out. Undefined when an entry is not
+ * `<version>,<signature>` or a v1 signature is not the base64 of 32 bytes.
+ */
+export function parseSignatureHeader(header: string): Buffer[] | undefined {
+  const signatures: Buffer[] = [];
+  for (const entry of header.split(' ').filter((part) => part !== '')) {
+    const comma = entry.indexOf(',');
+    if (comma <= 0) return undefined;
+    const version = entry.slice(0, comma);
+    const signature = entry.slice(comma + 1);
+    if (version !== WEBHOOK_SIGNATURE_VERSION) continue;
+    if (!V1_SIGNATURE.test(signature)) return undefined;
+    signatures.push(Buffer.from(signature, 'base64'));
   }
-  if (timestamp === undefined || signatures.length === 0) return undefined;
-  return { timestamp, signatures };
+  return signatures;
+}
+
+/** A header by name in any case; a repeated header (an array) is returned as is. */
+function headerValue(
+  headers: WebhookHeaders,
+  name: string,
+): string | readonly string[] | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return value;
+  }
+  return undefined;
 }

@@ -30,7 +30,8 @@ export class WebhookEventDataDto implements WebhookEventData {
   statusCode!: string;
 
   @ApiProperty({
-    enum: CARD_ISSUE_STATUSES,
+    // OpenAPI 3.0: `nullable` widens the type, not the enum, so null is listed among the values.
+    enum: [...CARD_ISSUE_STATUSES, null],
     nullable: true,
     example: 'CREATED',
     description: 'The status before the change; null in the events of a creation',
@@ -70,7 +71,7 @@ export class WebhookEventDto implements WebhookEventBody {
   @ApiProperty({
     format: 'uuid',
     description:
-      'Event id: the same in every attempt and every subscription (also the Webhook-Id header); deduplicate by it',
+      'Event id: the same in every attempt and every subscription (also the webhook-id header); deduplicate by it',
   })
   id!: string;
 

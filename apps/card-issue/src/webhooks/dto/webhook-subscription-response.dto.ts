@@ -28,13 +28,14 @@ export class WebhookSubscriptionDto {
 }
 
 const SECRET_DESCRIPTION =
-  'The signing secret, shown this once (never by GET or the list): whsec_ + base64url of 32 random bytes. ' +
-  'The receiver uses the whole string, prefix included, as its HMAC-SHA256 key (docs/webhooks.md "Signatures").';
+  'The signing secret, shown this once (never by GET or the list): a Standard Webhooks secret, whsec_ + base64 ' +
+  'of 32 random bytes. Give it as it is to a Standard Webhooks library; the HMAC-SHA256 key is the ' +
+  'base64-decoded part after whsec_ (docs/webhooks.md "Signatures").';
 
 /** The answer of POST: the subscription with its secret, the only time it is shown. */
 export class CreatedWebhookSubscriptionDto extends WebhookSubscriptionDto {
   @ApiProperty({
-    example: 'whsec_q2Vx1dXq0bKk8f3cQ5Qm2m3d3VwT0jv1c7wE0bW9m0k',
+    example: 'whsec_q2Vx1dXq0bKk8f3cQ5Qm2m3d3VwT0jv1c7wE0bW9m0k=',
     description: SECRET_DESCRIPTION,
   })
   secret!: string;
@@ -42,7 +43,7 @@ export class CreatedWebhookSubscriptionDto extends WebhookSubscriptionDto {
 
 export class RotatedWebhookSecretDto {
   @ApiProperty({
-    example: 'whsec_Zb0aJm1c3n4QpX8gkzT9vW2yR6uH5sD7fL1eO0iK3qA',
+    example: 'whsec_Zb0aJm1c3n4QpX8gkzT9vW2yR6uH5sD7fL1eO0iK3qA=',
     description: SECRET_DESCRIPTION,
   })
   secret!: string;
