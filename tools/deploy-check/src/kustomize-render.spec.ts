@@ -1,8 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import {
   kindKey,
   type KubernetesObject,
@@ -10,42 +5,12 @@ import {
   validateWithModel,
 } from './lib/kubernetes-schema';
 import { OVERLAYS } from './lib/kustomize';
-import { REPO_ROOT, type ParsedYaml } from './lib/repo';
+import { describeWithKubectl, render as renderDir } from './lib/render';
+import { type ParsedYaml } from './lib/repo';
 import { SERVICES } from './lib/rules';
 
-/** kubectl's built-in kustomize; without it the renders are skipped, except under CI=true. */
-function kubectlVersion(): string | undefined {
-  try {
-    return execFileSync('kubectl', ['version', '--client'], { stdio: 'pipe' }).toString();
-  } catch {
-    return undefined;
-  }
-}
-const describeWithKubectl = kubectlVersion() || process.env.CI ? describe : describe.skip;
-
-/**
- * Renders an overlay from a temporary copy of k8s/ in which the prod Secrets' untracked env
- * files are their committed examples (a real pipeline writes them from its vault).
- */
 function render(overlay: string): KubernetesObject[] {
-  const root = mkdtempSync(path.join(tmpdir(), 'kustomize-'));
-  try {
-    cpSync(path.join(REPO_ROOT, 'k8s'), path.join(root, 'k8s'), { recursive: true });
-    const dir = path.join(root, 'k8s', 'overlays', overlay);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.env.example')))
-      cpSync(path.join(dir, file), path.join(dir, file.replace(/\.example$/, '')));
-    const output = execFileSync('kubectl', ['kustomize', dir], { stdio: 'pipe' }).toString();
-    return parseAllDocuments(output).map((d) => {
-      const object: ParsedYaml = d.toJS();
-      // kustomize folds long base64 values over lines; the API server's decoder skips the
-      // newlines, the schema's "byte" format does not.
-      for (const key of Object.keys(object.data ?? {}))
-        if (object.kind === 'Secret') object.data[key] = object.data[key].replace(/\s+/g, '');
-      return object as KubernetesObject;
-    });
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  return renderDir(`overlays/${overlay}`);
 }
 
 describeWithKubectl('kubectl kustomize renders every overlay', () => {
