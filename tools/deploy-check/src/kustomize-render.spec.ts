@@ -1,11 +1,12 @@
 import {
+  isBuiltInKind,
   kindKey,
   type KubernetesObject,
   unknownFields,
   validateWithModel,
 } from './lib/kubernetes-schema';
 import { OVERLAYS } from './lib/kustomize';
-import { describeWithKubectl, render as renderDir } from './lib/render';
+import { describeWithKubectl, enableOptionalComponents, render as renderDir } from './lib/render';
 import { type ParsedYaml } from './lib/repo';
 import { SERVICES } from './lib/rules';
 
@@ -19,13 +20,15 @@ describeWithKubectl('kubectl kustomize renders every overlay', () => {
     const named = (kind: string, name: string): ParsedYaml =>
       objects.find((o) => o.kind === kind && o.metadata.name === name);
 
+    it('holds only kinds of the built-in API groups: it applies on a cluster without CRDs', () => {
+      expect(objects.filter((o) => !isBuiltInKind(o)).map(kindKey)).toEqual([]);
+    });
+
     it('every rendered object is valid against the Kubernetes schema, in the namespace', () => {
       expect(objects.length).toBeGreaterThan(10);
       for (const object of objects) {
-        // The Prometheus Operator's kinds (k8s/monitoring) are checked by tools/monitoring.
-        const core = !String(object.apiVersion).startsWith('monitoring.coreos.com/');
-        if (core) expect(() => validateWithModel(object)).not.toThrow();
-        if (core) expect([kindKey(object), unknownFields(object)]).toEqual([kindKey(object), []]);
+        expect(() => validateWithModel(object)).not.toThrow();
+        expect([kindKey(object), unknownFields(object)]).toEqual([kindKey(object), []]);
         if (object.kind !== 'Namespace') expect(object.metadata.namespace).toBe('bank-backoffice');
         expect(object.metadata.labels).toMatchObject({
           'app.kubernetes.io/part-of': 'bank-backoffice',
@@ -74,5 +77,42 @@ describeWithKubectl('kubectl kustomize renders every overlay', () => {
       // dev logs at debug, prod at info: different data, different names.
       expect(name).not.toBe(base);
     });
+  });
+});
+
+describeWithKubectl('k8s/overlays/prod with its optional components enabled', () => {
+  const key = (o: KubernetesObject) => `${kindKey(o)} ${o.metadata.name}`;
+  let plain: KubernetesObject[];
+  let objects: KubernetesObject[];
+  let added: KubernetesObject[];
+  beforeAll(() => {
+    plain = renderDir('overlays/prod');
+    objects = renderDir('overlays/prod', enableOptionalComponents);
+    added = objects.filter((o) => !plain.some((p) => key(p) === key(o)));
+  });
+
+  it('adds objects and changes none of the default ones', () => {
+    for (const object of plain) expect(objects.find((o) => key(o) === key(object))).toEqual(object);
+    for (const object of added) {
+      expect(object.metadata.namespace).toBe('bank-backoffice');
+      expect(object.metadata.labels).toMatchObject({
+        'app.kubernetes.io/part-of': 'bank-backoffice',
+        'app.kubernetes.io/managed-by': 'kustomize',
+      });
+    }
+  });
+
+  it('monitoring: a ServiceMonitor per service, the rules and the dashboard', () => {
+    const monitoring = added.map(key).filter((k) => !k.startsWith('networking.k8s.io/'));
+    expect(monitoring.sort()).toEqual([
+      'monitoring.coreos.com/v1/PrometheusRule bank-backoffice',
+      'monitoring.coreos.com/v1/ServiceMonitor card-issue',
+      'monitoring.coreos.com/v1/ServiceMonitor client-registration',
+      expect.stringMatching(/^v1\/ConfigMap bank-backoffice-dashboard-[a-z0-9]{10}$/),
+    ]);
+    // Only what the Prometheus Operator's CRDs define needs more than a plain cluster.
+    expect(new Set(added.filter((o) => !isBuiltInKind(o)).map((o) => o.apiVersion))).toEqual(
+      new Set(['monitoring.coreos.com/v1']),
+    );
   });
 });

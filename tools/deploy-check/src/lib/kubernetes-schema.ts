@@ -38,6 +38,21 @@ export function kindKey(object: { apiVersion?: unknown; kind?: unknown }): strin
   return `${String(object.apiVersion)}/${String(object.kind)}`;
 }
 
+/**
+ * A kind of the Kubernetes API itself (core or a built-in group such as apps or
+ * networking.k8s.io), which every cluster serves: kubernetes-models, generated from the
+ * Kubernetes OpenAPI document, has a class for it. A custom resource (monitoring.coreos.com,
+ * cert-manager.io, ...) needs its CRD installed first.
+ */
+export function isBuiltInKind(object: { apiVersion?: unknown; kind?: unknown }): boolean {
+  try {
+    require.resolve(`kubernetes-models/${String(object.apiVersion)}/${String(object.kind)}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function supportedKinds(): string[] {
   return Object.keys(MODELS);
 }

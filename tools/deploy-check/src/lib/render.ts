@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call --
    rendered documents are parsed YAML (ParsedYaml, repo.ts). */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -61,4 +61,20 @@ export function find(objects: KubernetesObject[], kind: string, name: string | R
       o.kind === kind &&
       (typeof name === 'string' ? o.metadata.name === name : name.test(o.metadata.name)),
   );
+}
+
+/**
+ * Enables the optional components the prod overlay lists commented out, as docs/operations.md
+ * tells an operator to: the `# components:` block loses its comment marks. Throws when the
+ * block is not there (the documented way would not work).
+ */
+export function enableOptionalComponents(k8s: string): void {
+  const file = path.join(k8s, 'overlays', 'prod', 'kustomization.yaml');
+  const text = readFileSync(file, 'utf8');
+  const enabled = text.replace(
+    /^# components:\n((?:# {3}- \S+.*\n)+)/m,
+    (_, items: string) => `components:\n${items.replace(/^# /gm, '')}`,
+  );
+  if (enabled === text) throw new Error(`${file}: no commented "# components:" block`);
+  writeFileSync(file, enabled);
 }
