@@ -93,13 +93,25 @@ describeWithKubectl('k8s/overlays/prod with its optional components enabled', ()
 
   it('adds objects and changes none of the default ones', () => {
     for (const object of plain) expect(objects.find((o) => key(o) === key(object))).toEqual(object);
+    expect(added.length).toBeGreaterThan(0);
     for (const object of added) {
+      // The Prometheus Operator's kinds are checked by tools/monitoring.
+      if (isBuiltInKind(object)) {
+        expect(() => validateWithModel(object)).not.toThrow();
+        expect([kindKey(object), unknownFields(object)]).toEqual([kindKey(object), []]);
+      }
       expect(object.metadata.namespace).toBe('bank-backoffice');
       expect(object.metadata.labels).toMatchObject({
         'app.kubernetes.io/part-of': 'bank-backoffice',
         'app.kubernetes.io/managed-by': 'kustomize',
       });
     }
+  });
+
+  it('ingress: the example Ingress (ingress.spec.ts checks its routes and TLS)', () => {
+    expect(added.filter((o) => o.apiVersion === 'networking.k8s.io/v1').map(key)).toEqual([
+      'networking.k8s.io/v1/Ingress bank-backoffice',
+    ]);
   });
 
   it('monitoring: a ServiceMonitor per service, the rules and the dashboard', () => {

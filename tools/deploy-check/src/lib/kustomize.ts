@@ -59,7 +59,7 @@ export function overlayDir(overlay: Overlay, repoRoot = REPO_ROOT): string {
  * by default; k8s/overlays/prod names them in a commented `components:` block that an operator
  * uncomments (docs/operations.md, "Optional components").
  */
-export const OPTIONAL_COMPONENTS = ['monitoring'] as const;
+export const OPTIONAL_COMPONENTS = ['monitoring', 'ingress'] as const;
 
 export function componentDir(component: string, repoRoot = REPO_ROOT): string {
   return path.join(k8sRoot(repoRoot), component);
