@@ -203,6 +203,27 @@ describeWithKubectl('NetworkPolicy egress: what each service is configured to re
       );
     });
 
+    it('address literals: an IPv4 database outside every ipBlock, an IPv6 one without any', () => {
+      const problems = egressProblems(
+        render('overlays/dev', (k8s) =>
+          editYaml(path.join(k8s, 'overlays', 'dev', 'kustomization.yaml'), (k) => {
+            const secret = k.secretGenerator.find(
+              (g: ParsedYaml) => g.name === 'client-registration-secrets',
+            );
+            secret.literals = [
+              'DATABASE_URL=postgres://u:p@10.20.30.40:5432/db',
+              'DATABASE_DIRECT_URL=postgres://u:p@[fd00::5]:5432/db',
+            ];
+          }),
+        ),
+        'dev',
+      );
+      expect(problems).toEqual([
+        'dev: Deployment client-registration needs 10.20.30.40 on TCP 5432 (DATABASE_URL); its NetworkPolicy egress has not allowed: 10.20.30.40',
+        'dev: Deployment client-registration needs fd00::5 (outside the cluster) on TCP 5432 (DATABASE_DIRECT_URL); its NetworkPolicy egress has no rule with an ipBlock',
+      ]);
+    });
+
     it('the database and DNS', () => {
       const problems = egressProblems(
         render(

@@ -53,7 +53,7 @@ export const PUBLIC_IPV4: Interval[] = subtract(
 export type Reach =
   /** A Service of the cluster (a name without dots, or under .svc): a pod-selecting peer. */
   | { kind: 'cluster'; host: string }
-  /** A DNS name outside the cluster, whose addresses only DNS knows: an ipBlock peer. */
+  /** A DNS name outside the cluster (or an IPv6 literal): an ipBlock peer must allow its port. */
   | { kind: 'outside'; host: string }
   /** Known IPv4 addresses (a literal host, a CIDR, the public internet): ipBlocks covering them. */
   | { kind: 'addresses'; what: string; addresses: Interval[] }
@@ -95,7 +95,7 @@ function urlDependency(source: string, value: string): Dependency | undefined {
   const reach: Reach =
     isIP(host) === 4
       ? { kind: 'addresses', what: host, addresses: [[ipv4ToNumber(host), ipv4ToNumber(host)]] }
-      : !host.includes('.') || CLUSTER_SUFFIXES.some((s) => host.endsWith(s))
+      : isIP(host) === 0 && (!host.includes('.') || CLUSTER_SUFFIXES.some((s) => host.endsWith(s)))
         ? { kind: 'cluster', host }
         : { kind: 'outside', host };
   return { source, reach, port, protocol: 'TCP' };
