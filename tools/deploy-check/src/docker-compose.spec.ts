@@ -1,5 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
 import { composeSchemaErrors, composeSchemaPath } from './lib/compose-schema';
+import { dclint } from './lib/dclint';
 import { exitCodeOf, startHealthServer } from './lib/health-server';
 import { clone, type ParsedYaml, readText, readYaml, repoPath } from './lib/repo';
 
@@ -44,11 +48,35 @@ describe('docker-compose.yml: Compose Specification schema', () => {
   });
 });
 
+describe('docker-compose.yml: dclint (its default rules)', () => {
+  it('reports no problem', () => {
+    expect(dclint('docker-compose.yml', repoPath())).toEqual([]);
+  });
+
+  it('reports an unbound published port and a service with both build and image', () => {
+    const spoiled = clone(compose);
+    spoiled.services['client-registration'].ports = ['3001:3001'];
+    spoiled.services['card-issue'].image = 'bank-backoffice/card-issue:local';
+    const dir = mkdtempSync(path.join(tmpdir(), 'dclint-'));
+    try {
+      writeFileSync(path.join(dir, 'docker-compose.yml'), stringify(spoiled));
+      const errors = dclint('docker-compose.yml', dir).filter((m) => m.type === 'error');
+      expect(errors.map((m) => `${m.rule}: ${m.message}`).sort()).toEqual([
+        expect.stringMatching(/^no-build-and-image: Service "card-issue" /),
+        expect.stringMatching(/^no-unbound-port-interfaces: Service "client-registration" /),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('docker-compose.yml: PostgreSQL', () => {
   const postgres = compose.services.postgres;
 
-  it('runs PostgreSQL 16 with a health check over TCP and an init folder', () => {
+  it('runs PostgreSQL 16, unpublished, with a health check over TCP and an init folder', () => {
     expect(postgres.image).toMatch(/^postgres:16([.-]|$)/);
+    expect(postgres.ports).toBeUndefined();
     expect(postgres.healthcheck.test.join(' ')).toMatch(/pg_isready -h 127\.0\.0\.1/);
     expect(postgres.volumes).toContain(
       './tools/docker/postgres-init:/docker-entrypoint-initdb.d:ro',
@@ -85,17 +113,26 @@ describe.each(Object.entries(SERVICES) as [ServiceName, number][])(
     const service = compose.services[name];
     const migrate = compose.services[`${name}-migrate`];
 
-    it('is built from its Dockerfile and publishes its port', () => {
+    it('is built from its Dockerfile and publishes its port on 127.0.0.1 unless BIND_ADDRESS is set', () => {
       expect(service.build).toEqual({ context: '.', dockerfile: `apps/${name}/Dockerfile` });
+      expect(service.image).toBeUndefined();
       expect(existsSync(repoPath(service.build.dockerfile))).toBe(true);
-      expect(service.ports).toEqual([`${port}:${port}`]);
+      expect(service.ports).toEqual([
+        {
+          target: port,
+          published: String(port),
+          host_ip: '${BIND_ADDRESS:-127.0.0.1}',
+          protocol: 'tcp',
+        },
+      ]);
       expect(service.environment.PORT).toBe(String(port));
     });
 
     it('starts after PostgreSQL is healthy and its one-shot migration has succeeded', () => {
       expect(migrate.command).toEqual(['node', 'main.js', 'migrate']);
-      expect(migrate.image).toBe(service.image);
+      expect(migrate.image).toBeUndefined();
       expect(migrate.build).toEqual(service.build);
+      expect(migrate.ports).toBeUndefined();
       expect(migrate.restart).toBe('no');
       expect(migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
       expect(migrate.environment.DATABASE_URL).toBe(service.environment.DATABASE_URL);

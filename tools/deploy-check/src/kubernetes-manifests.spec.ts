@@ -10,6 +10,7 @@ import {
 } from './lib/kubernetes-schema';
 import {
   baseDir,
+  componentDir,
   generated,
   k8sRoot,
   kustomizationIn,
@@ -17,6 +18,7 @@ import {
   type Manifest,
   manifests,
   missingResources,
+  OPTIONAL_COMPONENTS,
   OVERLAYS,
   overlayDir,
   parseEnvFile,
@@ -191,12 +193,30 @@ describe('Kubernetes manifests: kustomizations', () => {
     expect(base.resources).toEqual(expect.arrayContaining(SERVICES.map((s) => `../${s}`)));
     const namespace = single('Namespace', 'k8s/base');
     for (const k of tree) expect(k.kustomization.namespace).toBe(namespace.metadata.name);
-    // prod also deploys the monitoring (it needs the Prometheus Operator's CRDs).
-    for (const overlay of OVERLAYS)
-      expect(kustomizationIn(overlayDir(overlay)).kustomization.resources).toEqual(
-        overlay === 'prod' ? ['../../base', '../../monitoring'] : ['../../base'],
-      );
+    // Nothing but the base by default: the optional components stay off (they may need CRDs).
+    for (const overlay of OVERLAYS) {
+      const { kustomization } = kustomizationIn(overlayDir(overlay));
+      expect(kustomization.resources).toEqual(['../../base']);
+      expect(kustomization.components).toBeUndefined();
+    }
   });
+
+  it.each(OPTIONAL_COMPONENTS)(
+    'k8s/%s is a kustomize Component that prod lists, commented out, with what it needs',
+    (component) => {
+      const k = kustomizationIn(componentDir(component));
+      expect(k.kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1alpha1');
+      expect(k.kustomization.kind).toBe('Component');
+      expect(missingResources(k)).toEqual([]);
+      expect(k.kustomization.namespace).toBe('bank-backoffice');
+      const prod = readText(path.join(overlayDir('prod'), 'kustomization.yaml'));
+      // The block enableOptionalComponents (kustomize-render.spec.ts) uncomments and renders.
+      expect(prod).toMatch(
+        new RegExp(`^# components:\\n(# {3}- .*\\n)*# {3}- \\.\\./\\.\\./${component}\\n`, 'm'),
+      );
+      expect(prod).toMatch(new RegExp(`^# - \\.\\./\\.\\./${component}: \\S`, 'm'));
+    },
+  );
 
   it('the namespace enforces the restricted Pod Security Standard', () => {
     const ns = readYaml<KubernetesObject>(repoPath('k8s', 'base', 'namespace.yaml'));
@@ -204,13 +224,14 @@ describe('Kubernetes manifests: kustomizations', () => {
   });
 
   it('every YAML file under k8s/ is listed by a kustomization', () => {
-    // Files a kustomization of an overlay lists directly (k8s/monitoring, in prod) count too.
-    const resources = tree.flatMap((k) =>
+    // Files an optional component lists (k8s/monitoring) count too.
+    const components = OPTIONAL_COMPONENTS.map((c) => kustomizationIn(componentDir(c)));
+    const resources = [...tree, ...components].flatMap((k) =>
       (k.kustomization.resources ?? []).map((r: string) => path.join(path.dirname(k.file), r)),
     );
     const listed = new Set([
       ...all.map((m) => repoPath(m.file)),
-      ...tree.map((k) => k.file),
+      ...[...tree, ...components].map((k) => k.file),
       ...resources,
     ]);
     expect(yamlFilesUnder(k8sRoot()).filter((f) => !listed.has(f))).toEqual([]);

@@ -1,51 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import {
+  isBuiltInKind,
   kindKey,
   type KubernetesObject,
   unknownFields,
   validateWithModel,
 } from './lib/kubernetes-schema';
 import { OVERLAYS } from './lib/kustomize';
-import { REPO_ROOT, type ParsedYaml } from './lib/repo';
+import { describeWithKubectl, enableOptionalComponents, render as renderDir } from './lib/render';
+import { type ParsedYaml } from './lib/repo';
 import { SERVICES } from './lib/rules';
 
-/** kubectl's built-in kustomize; without it the renders are skipped, except under CI=true. */
-function kubectlVersion(): string | undefined {
-  try {
-    return execFileSync('kubectl', ['version', '--client'], { stdio: 'pipe' }).toString();
-  } catch {
-    return undefined;
-  }
-}
-const describeWithKubectl = kubectlVersion() || process.env.CI ? describe : describe.skip;
-
-/**
- * Renders an overlay from a temporary copy of k8s/ in which the prod Secrets' untracked env
- * files are their committed examples (a real pipeline writes them from its vault).
- */
 function render(overlay: string): KubernetesObject[] {
-  const root = mkdtempSync(path.join(tmpdir(), 'kustomize-'));
-  try {
-    cpSync(path.join(REPO_ROOT, 'k8s'), path.join(root, 'k8s'), { recursive: true });
-    const dir = path.join(root, 'k8s', 'overlays', overlay);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.env.example')))
-      cpSync(path.join(dir, file), path.join(dir, file.replace(/\.example$/, '')));
-    const output = execFileSync('kubectl', ['kustomize', dir], { stdio: 'pipe' }).toString();
-    return parseAllDocuments(output).map((d) => {
-      const object: ParsedYaml = d.toJS();
-      // kustomize folds long base64 values over lines; the API server's decoder skips the
-      // newlines, the schema's "byte" format does not.
-      for (const key of Object.keys(object.data ?? {}))
-        if (object.kind === 'Secret') object.data[key] = object.data[key].replace(/\s+/g, '');
-      return object as KubernetesObject;
-    });
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  return renderDir(`overlays/${overlay}`);
 }
 
 describeWithKubectl('kubectl kustomize renders every overlay', () => {
@@ -54,13 +20,15 @@ describeWithKubectl('kubectl kustomize renders every overlay', () => {
     const named = (kind: string, name: string): ParsedYaml =>
       objects.find((o) => o.kind === kind && o.metadata.name === name);
 
+    it('holds only kinds of the built-in API groups: it applies on a cluster without CRDs', () => {
+      expect(objects.filter((o) => !isBuiltInKind(o)).map(kindKey)).toEqual([]);
+    });
+
     it('every rendered object is valid against the Kubernetes schema, in the namespace', () => {
       expect(objects.length).toBeGreaterThan(10);
       for (const object of objects) {
-        // The Prometheus Operator's kinds (k8s/monitoring) are checked by tools/monitoring.
-        const core = !String(object.apiVersion).startsWith('monitoring.coreos.com/');
-        if (core) expect(() => validateWithModel(object)).not.toThrow();
-        if (core) expect([kindKey(object), unknownFields(object)]).toEqual([kindKey(object), []]);
+        expect(() => validateWithModel(object)).not.toThrow();
+        expect([kindKey(object), unknownFields(object)]).toEqual([kindKey(object), []]);
         if (object.kind !== 'Namespace') expect(object.metadata.namespace).toBe('bank-backoffice');
         expect(object.metadata.labels).toMatchObject({
           'app.kubernetes.io/part-of': 'bank-backoffice',
@@ -109,5 +77,54 @@ describeWithKubectl('kubectl kustomize renders every overlay', () => {
       // dev logs at debug, prod at info: different data, different names.
       expect(name).not.toBe(base);
     });
+  });
+});
+
+describeWithKubectl('k8s/overlays/prod with its optional components enabled', () => {
+  const key = (o: KubernetesObject) => `${kindKey(o)} ${o.metadata.name}`;
+  let plain: KubernetesObject[];
+  let objects: KubernetesObject[];
+  let added: KubernetesObject[];
+  beforeAll(() => {
+    plain = renderDir('overlays/prod');
+    objects = renderDir('overlays/prod', enableOptionalComponents);
+    added = objects.filter((o) => !plain.some((p) => key(p) === key(o)));
+  });
+
+  it('adds objects and changes none of the default ones', () => {
+    for (const object of plain) expect(objects.find((o) => key(o) === key(object))).toEqual(object);
+    expect(added.length).toBeGreaterThan(0);
+    for (const object of added) {
+      // The Prometheus Operator's kinds are checked by tools/monitoring.
+      if (isBuiltInKind(object)) {
+        expect(() => validateWithModel(object)).not.toThrow();
+        expect([kindKey(object), unknownFields(object)]).toEqual([kindKey(object), []]);
+      }
+      expect(object.metadata.namespace).toBe('bank-backoffice');
+      expect(object.metadata.labels).toMatchObject({
+        'app.kubernetes.io/part-of': 'bank-backoffice',
+        'app.kubernetes.io/managed-by': 'kustomize',
+      });
+    }
+  });
+
+  it('ingress: the example Ingress (ingress.spec.ts checks its routes and TLS)', () => {
+    expect(added.filter((o) => o.apiVersion === 'networking.k8s.io/v1').map(key)).toEqual([
+      'networking.k8s.io/v1/Ingress bank-backoffice',
+    ]);
+  });
+
+  it('monitoring: a ServiceMonitor per service, the rules and the dashboard', () => {
+    const monitoring = added.map(key).filter((k) => !k.startsWith('networking.k8s.io/'));
+    expect(monitoring.sort()).toEqual([
+      'monitoring.coreos.com/v1/PrometheusRule bank-backoffice',
+      'monitoring.coreos.com/v1/ServiceMonitor card-issue',
+      'monitoring.coreos.com/v1/ServiceMonitor client-registration',
+      expect.stringMatching(/^v1\/ConfigMap bank-backoffice-dashboard-[a-z0-9]{10}$/),
+    ]);
+    // Only what the Prometheus Operator's CRDs define needs more than a plain cluster.
+    expect(new Set(added.filter((o) => !isBuiltInKind(o)).map((o) => o.apiVersion))).toEqual(
+      new Set(['monitoring.coreos.com/v1']),
+    );
   });
 });

@@ -3,6 +3,7 @@
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
+import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
@@ -21,4 +22,5 @@ export interface KubernetesKinds {
   'autoscaling/v2/HorizontalPodAutoscaler': IHorizontalPodAutoscaler;
   'policy/v1/PodDisruptionBudget': IPodDisruptionBudget;
   'networking.k8s.io/v1/NetworkPolicy': INetworkPolicy;
+  'networking.k8s.io/v1/Ingress': IIngress;
 }

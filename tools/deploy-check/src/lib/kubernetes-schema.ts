@@ -2,6 +2,7 @@ import path from 'node:path';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
@@ -32,10 +33,26 @@ const MODELS: Record<string, ModelClass> = {
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'networking.k8s.io/v1/Ingress': Ingress,
 };
 
 export function kindKey(object: { apiVersion?: unknown; kind?: unknown }): string {
   return `${String(object.apiVersion)}/${String(object.kind)}`;
+}
+
+/**
+ * A kind of the Kubernetes API itself (core or a built-in group such as apps or
+ * networking.k8s.io), which every cluster serves: kubernetes-models, generated from the
+ * Kubernetes OpenAPI document, has a class for it. A custom resource (monitoring.coreos.com,
+ * cert-manager.io, ...) needs its CRD installed first.
+ */
+export function isBuiltInKind(object: { apiVersion?: unknown; kind?: unknown }): boolean {
+  try {
+    require.resolve(`kubernetes-models/${String(object.apiVersion)}/${String(object.kind)}`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function supportedKinds(): string[] {

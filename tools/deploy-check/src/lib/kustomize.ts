@@ -54,6 +54,17 @@ export function overlayDir(overlay: Overlay, repoRoot = REPO_ROOT): string {
   return path.join(k8sRoot(repoRoot), 'overlays', overlay);
 }
 
+/**
+ * Optional kustomize Components (`kind: Component`, folders under k8s/): no overlay lists them
+ * by default; k8s/overlays/prod names them in a commented `components:` block that an operator
+ * uncomments (docs/operations.md, "Optional components").
+ */
+export const OPTIONAL_COMPONENTS = ['monitoring', 'ingress'] as const;
+
+export function componentDir(component: string, repoRoot = REPO_ROOT): string {
+  return path.join(k8sRoot(repoRoot), component);
+}
+
 export function kustomizationIn(dir: string): KustomizationFile {
   const file = path.join(dir, 'kustomization.yaml');
   return { dir, file, kustomization: readYaml<Kustomization>(file) };
