@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 /**
- * Module boundaries (STYLE.md 2): a project depends only on projects whose tags its own tags
+ * Module boundaries (docs/style.md): a project depends only on projects whose tags its own tags
  * allow. Apps and libs never depend on tools (no constraint lists type:tool); tools are tagged
  * with the scopes of the apps they drive and depend on libs and on the OpenAPI documents.
  */

@@ -4,7 +4,7 @@ export default [
   ...base,
   {
     // The reference services stand in for external ones: the card issue module, its outbox and
-    // its gateways reach them only over HTTP (DECISIONS.md), never by importing their code.
+    // its gateways reach them only over HTTP (docs/api/card-issue.md), never by importing their code.
     files: ['src/card-issues/**/*.ts', 'src/outbox/**/*.ts', 'src/integrations/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -27,7 +27,7 @@ function readyStatusFor(formFactor: FormFactor): CardIssueStatus {
   return formFactor === 'VIRTUAL' ? 'READY' : 'PLASTIC_READY';
 }
 
-/** READY is only for VIRTUAL and PLASTIC_READY only for PLASTIC (DECISIONS.md). */
+/** READY is only for VIRTUAL and PLASTIC_READY only for PLASTIC (docs/api/card-issue.md). */
 export function isStatusAllowedFor(status: CardIssueStatus, formFactor: FormFactor): boolean {
   if (status === 'READY' || status === 'PLASTIC_READY')
     return status === readyStatusFor(formFactor);

@@ -67,7 +67,7 @@ describe('clients schema and repository (integration)', () => {
     await db?.drop();
   });
 
-  it('seeds the five managers of DECISIONS.md', async () => {
+  it('seeds the five managers of docs/api/client-registration.md', async () => {
     const managers = new ManagersRepository(dataSource);
     expect(await managers.findAll()).toEqual([
       { pin: 'M_0001', fullName: 'Ivanov Ivan Ivanovich' },

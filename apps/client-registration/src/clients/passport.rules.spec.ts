@@ -42,7 +42,7 @@ describe('checkAgeAndPassport (spec 2.4)', () => {
   });
 
   describe('passport issued before the 20th birthday (age 20 to 44)', () => {
-    // 20th birthday 15-03-2026 (DECISIONS.md): the old passport is accepted up to 15-04-2026.
+    // 20th birthday 15-03-2026 (docs/api/client-registration.md): the old passport is accepted up to 15-04-2026.
     const birth = '15-03-2006';
     const oldPassport = '01-04-2020';
 

@@ -9,7 +9,7 @@ export const RECIPIENT_USER_ID_PATTERN = /^[A-Z][A-Z0-9]{5}$/;
 export const BRANCH_ID_PATTERN = /^\d{4}$/;
 /** User-service manager PIN: one uppercase letter, underscore, 4 of A-Z, 0-9. */
 export const USER_MANAGER_PIN_PATTERN = /^[A-Z]_[A-Z0-9]{4}$/;
-/** Registration-service manager PIN: 6 of A-Z, 0-9 and underscore (DECISIONS.md). */
+/** Registration-service manager PIN: 6 of A-Z, 0-9 and underscore (docs/api/client-registration.md). */
 export const REGISTRATION_MANAGER_PIN_PATTERN = /^[A-Z0-9_]{6}$/;
 /** Account number: 40702 + 3-digit currency code + 12 digits (20 characters). */
 export const ACCOUNT_NUMBER_PATTERN = /^40702\d{15}$/;

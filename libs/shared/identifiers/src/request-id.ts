@@ -1,7 +1,7 @@
 import { formatDdMmYyyy, localDateIn } from '@bank/shared/calendar';
 
 /**
- * The one home of the card issue request id format (DECISIONS.md): RCARDB + the business
+ * The one home of the card issue request id format (docs/api/card-issue.md): RCARDB + the business
  * day as ddMMyyyy + a 6-digit number of that day. The card issue SQL builds ids from these
  * constants (card-issues.sql.ts), the path pipe and DTOs validate with REQUEST_ID_PATTERN,
  * and the per-day sequence of migration 1795394039976 stops at REQUEST_IDS_PER_DAY - 1

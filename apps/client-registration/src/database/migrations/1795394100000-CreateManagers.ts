@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The five managers of DECISIONS.md; registration requires one of their PINs. */
+/** The five managers of docs/api/client-registration.md; registration requires one of their PINs. */
 export class CreateManagers1795394100000 implements MigrationInterface {
   name = 'CreateManagers1795394100000';
 
