@@ -13,7 +13,7 @@ import {
   ValidateIf,
   ValidationArguments,
 } from 'class-validator';
-import { BaseEnvironment, toBoolean } from '@bank/shared/config';
+import { BaseEnvironment, Describe, toBoolean } from '@bank/shared/config';
 import { parseCidrList } from '@bank/shared/webhooks';
 
 export const SERVICE_NAME = 'card-issue';
@@ -45,15 +45,19 @@ export function productionSecretRules(secret: string): string[] {
   return broken;
 }
 
-/** Configuration of the card issue service (README lists every variable). */
+/** Configuration of the card issue service (docs/configuration.md lists every variable). */
 export class CardIssueEnvironment extends BaseEnvironment {
   static override readonly PORT_VARIABLE = 'CARD_ISSUE_PORT';
   override PORT = 3000;
 
-  /**
-   * Secret every caller of the downstream reference services sends in the X-secret header,
-   * and that the gateways send. Mandatory with NODE_ENV=production.
-   */
+  @Describe(
+    'Secret the reference services require in the `X-secret` header, and that the gateways ' +
+      'send (never logged).',
+    {
+      default: 'unset: `dev-secret`, with a warning at start-up',
+      production: `Required: at least ${MIN_PRODUCTION_SECRET_LENGTH} characters, not \`${DEV_X_SECRET}\`, no surrounding whitespace`,
+    },
+  )
   @Transform(emptyToUndefined)
   @ValidateIf((env: CardIssueEnvironment) => env.NODE_ENV === 'production')
   @IsString()
@@ -70,246 +74,301 @@ export class CardIssueEnvironment extends BaseEnvironment {
   })
   X_SECRET?: string;
 
-  /** Base URL of the user service; unset: this service's own /user-api. */
+  @Describe('Base URL of the user service.', {
+    default: "unset: this service's own `http://127.0.0.1:<port>{BASE_PATH}/user-api`",
+  })
   @Transform(withoutTrailingSlash)
   @IsOptional()
   @Matches(HTTP_URL, { message: 'USER_API_URL must be an http(s) URL' })
   USER_API_URL?: string;
 
-  /** Base URL of the branch service; unset: this service's own /branch-api. */
+  @Describe('Base URL of the branch service.', { default: 'unset: its own `.../branch-api`' })
   @Transform(withoutTrailingSlash)
   @IsOptional()
   @Matches(HTTP_URL, { message: 'BRANCH_API_URL must be an http(s) URL' })
   BRANCH_API_URL?: string;
 
-  /** Base URL of the operation service; unset: this service's own /operation-api. */
+  @Describe(
+    'Base URL of the operation service (`.../operation-api-v2` serves the same interface).',
+    { default: 'unset: its own `.../operation-api`' },
+  )
   @Transform(withoutTrailingSlash)
   @IsOptional()
   @Matches(HTTP_URL, { message: 'OPERATION_API_URL must be an http(s) URL' })
   OPERATION_API_URL?: string;
 
-  /** How long one call to a downstream service may take before it counts as unavailable. */
+  @Describe('How long one downstream call may take before it counts as unavailable (ms).')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(120_000)
   DOWNSTREAM_TIMEOUT_MS = 2_000;
 
-  /** Further attempts of an idempotent downstream call after a timeout, connection error or 5xx. */
+  @Describe(
+    'Further attempts of an idempotent downstream call after a timeout, connection error, 408, ' +
+      '429 or 5xx (0-10).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(10)
   DOWNSTREAM_RETRIES = 2;
 
-  /** First backoff delay between attempts; doubled for each further attempt (with jitter). */
+  @Describe(
+    'Backoff of the first retry (ms): the n-th waits between half and all of this × 2^(n-1), or ' +
+      "the service's `Retry-After` when longer.",
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(60_000)
   DOWNSTREAM_RETRY_DELAY_MS = 100;
 
-  /**
-   * Time one incoming request may spend on downstream calls, all attempts, backoffs and
-   * Retry-After waits included; past it the request answers 503 at once.
-   */
+  @Describe(
+    'Time one incoming request may spend on downstream calls, attempts, backoffs and ' +
+      '`Retry-After` waits included (ms); past it the request answers 503 at once.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(120_000)
   DOWNSTREAM_REQUEST_BUDGET_MS = 3_000;
 
-  /**
-   * Attempts to a downstream service that its breaker's window must hold before their failure
-   * rate can open it (a dead service's breaker opens at this many failed attempts); 0: no breaker.
-   */
+  @Describe(
+    "Attempts to a downstream service that its breaker's window must hold before their failure " +
+      "rate can open it (a dead service's breaker opens at this many failed attempts); 0: no " +
+      'breaker.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(1_000)
   DOWNSTREAM_BREAKER_FAILURES = 20;
 
-  /** Share of failed attempts in the window above which a downstream service's breaker opens. */
+  @Describe(
+    "Share of failed attempts in the window above which a downstream service's breaker opens " +
+      '(0.01-0.99).',
+  )
   @Type(() => Number)
   @IsNumber()
   @Min(0.01)
   @Max(0.99)
   DOWNSTREAM_BREAKER_FAILURE_RATE = 0.5;
 
-  /** The breaker's sliding window: the attempts of this last stretch of time count. */
+  @Describe("The breaker's sliding window: the attempts of this last stretch of time count (ms).")
   @Type(() => Number)
   @IsInt()
   @Min(1_000)
   @Max(600_000)
   DOWNSTREAM_BREAKER_WINDOW_MS = 10_000;
 
-  /** How long an open breaker fails calls fast before one probe call may try the service again. */
+  @Describe(
+    'How long an open breaker fails calls at once before one probe call may try the service ' +
+      'again (ms).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(600_000)
   DOWNSTREAM_BREAKER_OPEN_MS = 5_000;
 
-  /** Automatic status moves (README: Scheduler). Off: nothing moves by itself. */
+  @Describe(
+    'Timed work: the automatic status moves, the hourly purges and sweeps; `false`: nothing ' +
+      'moves by itself.',
+  )
   @Transform(toBoolean)
   @IsBoolean()
   SCHEDULER_ENABLED = true;
 
-  /** How often the scheduler looks for due requests. */
+  @Describe('How often the scheduler looks for due requests (ms).')
   @Type(() => Number)
   @IsInt()
   @Min(100)
   SCHEDULER_TICK_MS = 5_000;
 
-  /** Time in CREATED before the move to PROCESSING. */
+  @Describe('Time in CREATED before the move to PROCESSING (ms).')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   SCHEDULER_CREATED_DELAY_MS = 60_000;
 
-  /** Time in PROCESSING before the move to READY (VIRTUAL) or PLASTIC_READY (PLASTIC). */
+  @Describe(
+    'Time in PROCESSING before the move to READY (VIRTUAL) or PLASTIC_READY (PLASTIC) (ms).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   SCHEDULER_PROCESSING_DELAY_MS = 120_000;
 
-  /** Requests moved per statement (one transaction each). */
+  @Describe('Requests moved per statement, one transaction each.')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(10_000)
   SCHEDULER_BATCH_SIZE = 500;
 
-  /**
-   * A third-party holder created in the user service for a request that was never stored (the
-   * answer was lost and the client did not retry) is deleted by the hourly sweep once it has
-   * been left this long. Keep it far above DOWNSTREAM_REQUEST_BUDGET_MS: a retry within it
-   * finds the same user.
-   */
+  @Describe(
+    'A third-party holder created in the user service for a request that was never stored ' +
+      '(the answer was lost, the client never retried) is deleted by the hourly sweep once left ' +
+      'this long (ms). Keep it far above `DOWNSTREAM_REQUEST_BUDGET_MS`: a retry within it ' +
+      'finds the same user.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1_000)
   HOLDER_SWEEP_AFTER_MS = 3_600_000;
 
-  /** Delivery of the outbox to the operation service. Off: messages wait in the table. */
+  @Describe('Delivery of the outbox to the operation service; `false`: messages wait in the table.')
   @Transform(toBoolean)
   @IsBoolean()
   OUTBOX_ENABLED = true;
 
-  /** How often the outbox looks for messages due for (re)delivery. */
+  @Describe(
+    'How often the outbox looks for messages due for (re)delivery (ms); new messages go out at ' +
+      'once.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(50)
   OUTBOX_TICK_MS = 1_000;
 
+  @Describe('Messages claimed per delivery round.')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(1_000)
   OUTBOX_BATCH_SIZE = 50;
 
-  /** How long a claimed message stays reserved for the replica that claimed it. */
+  @Describe(
+    'How long a claimed message stays reserved for the replica that claimed it (ms); a crashed ' +
+      "replica's messages are picked up after it.",
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1_000)
   OUTBOX_LEASE_MS = 30_000;
 
-  /** First retry delay after a failed delivery; doubles per attempt up to OUTBOX_RETRY_MAX_MS. */
+  @Describe(
+    'First retry delay after a failed delivery (ms), doubled per attempt up to ' +
+      '`OUTBOX_RETRY_MAX_MS`.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(10)
   OUTBOX_RETRY_BASE_MS = 500;
 
+  @Describe('Longest retry delay of the outbox (ms).')
   @Type(() => Number)
   @IsInt()
   @Min(10)
   OUTBOX_RETRY_MAX_MS = 60_000;
 
-  /**
-   * Attempts before a message is given up as DEAD (a dead letter, kept until an operator
-   * redelivers it: README "Scheduler and outbox"). 100 attempts at the default backoff span
-   * about an hour and a half of operation service outage.
-   */
+  @Describe(
+    'Attempts before a message is given up as DEAD: a dead letter, kept until an operator ' +
+      'redelivers it (`outbox:redeliver`). 100 attempts at the default backoff span about an ' +
+      'hour and a half of operation service outage.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1)
   OUTBOX_MAX_ATTEMPTS = 100;
 
-  /** How long DELIVERED and SUPERSEDED messages are kept before the hourly purge deletes them. */
+  @Describe(
+    'How long DELIVERED and SUPERSEDED messages are kept before the hourly purge deletes them ' +
+      '(hours).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   OUTBOX_RETENTION_HOURS = 168;
 
-  /** Messages deleted per purge statement (one short transaction each). */
+  @Describe('Messages deleted per purge statement, one short transaction each.')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(100_000)
   OUTBOX_PURGE_BATCH_SIZE = 5_000;
 
-  // --- Webhook delivery (docs/webhooks.md "Delivery"; README lists them) ---
-
-  /** Delivery of webhooks. Off: nothing is sent; events are still written and wait. */
+  @Describe(
+    'Delivery of webhooks (docs/webhooks.md); `false`: nothing is sent, events are still ' +
+      'written and wait.',
+  )
   @Transform(toBoolean)
   @IsBoolean()
   WEBHOOKS_ENABLED = true;
 
-  /** How often the dispatcher looks for deliveries due for (re)delivery. */
+  @Describe(
+    'How often the dispatcher looks for deliveries due for (re)delivery (ms); new events go out ' +
+      'at once.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(50)
   WEBHOOK_TICK_MS = 1_000;
 
-  /** One attempt's limit, from connecting to the first 256 characters of the response. */
+  @Describe(
+    'Limit of one webhook attempt, from connecting to the first 256 characters of the answer (ms).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(100)
   @Max(60_000)
   WEBHOOK_TIMEOUT_MS = 5_000;
 
-  /** Attempts before a delivery is given up as DEAD (redelivered through the API). */
+  @Describe('Attempts before a delivery is given up as DEAD (redelivered through the API).')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(1_000)
   WEBHOOK_MAX_ATTEMPTS = 15;
 
-  /** Backoff cap of the first retry; it doubles per attempt up to WEBHOOK_RETRY_MAX_MS, full jitter. */
+  @Describe(
+    'Backoff cap of the first webhook retry (ms); it doubles per attempt up to ' +
+      '`WEBHOOK_RETRY_MAX_MS`, with full jitter (a random delay up to it).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1)
   WEBHOOK_RETRY_BASE_MS = 1_000;
 
+  @Describe('Longest webhook backoff (ms).')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   WEBHOOK_RETRY_MAX_MS = 3_600_000;
 
-  /** Deliveries in flight per process, all subscriptions together. */
+  @Describe('Webhook deliveries in flight per process, all subscriptions together.')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(1_000)
   WEBHOOK_CONCURRENCY = 16;
 
-  /** Deliveries in flight per process for one subscription: what a slow receiver can hold. */
+  @Describe(
+    'Webhook deliveries in flight per process for one subscription: what a slow receiver can ' +
+      'hold.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(1_000)
   WEBHOOK_SUBSCRIPTION_CONCURRENCY = 2;
 
-  /** How long DELIVERED deliveries (and their attempts) are kept before the hourly purge. */
+  @Describe(
+    'How long DELIVERED webhook deliveries and their attempts are kept before the hourly purge ' +
+      '(hours).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   WEBHOOK_RETENTION_HOURS = 168;
 
-  /**
-   * Address ranges webhook targets may use although private, loopback or link-local (comma
-   * list of CIDRs or addresses; default none). Tests: 127.0.0.0/8.
-   */
+  @Describe(
+    'Address ranges webhook targets may use although private, loopback, link-local or CGNAT ' +
+      '(comma list of CIDRs or addresses; tests: `127.0.0.0/8`). Keep it unset in production ' +
+      'unless a receiver is internal (docs/security.md).',
+    { default: 'unset: none' },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @ValidateBy({
@@ -327,20 +386,16 @@ export class CardIssueEnvironment extends BaseEnvironment {
     },
   })
   WEBHOOK_ALLOWED_TARGET_CIDRS?: string;
-  // --- end of webhook delivery ---
 
-  // --- Webhook subscriptions (issue 17; docs/webhooks.md "Subscriptions") ---
-
-  /**
-   * How long the secret a rotation replaces keeps signing deliveries next to the new one, so
-   * receivers can switch without a gap. 0: the old secret stops at once.
-   */
+  @Describe(
+    'After a webhook secret rotation, how long the replaced secret keeps signing next to the ' +
+      'new one, so receivers can switch without a gap (hours, 0-720; 0: the old one stops at once).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(720)
   WEBHOOK_SECRET_OVERLAP_HOURS = 24;
-  // --- end of webhook subscriptions ---
 }
 
 /** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */

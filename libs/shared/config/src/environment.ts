@@ -15,6 +15,7 @@ import {
 import { DateTime } from 'luxon';
 import { ASYMMETRIC_ALGORITHMS, AuthMode, parsePublicKey } from '@bank/shared/auth';
 import { corsOriginsProblem, parseCorsOrigins, trustProxyProblem } from '@bank/shared/http';
+import { Describe, VariableDescription } from './describe';
 
 export const toBoolean = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
@@ -54,19 +55,32 @@ export class BaseEnvironment {
    */
   static readonly PORT_VARIABLE: string | undefined = undefined;
 
+  @Describe(
+    '`development`, `production` or `test`. `production` adds the production rules of this ' +
+      'page and changes the default of `LOG_FORMAT`.',
+  )
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
+  @Describe('Listen address.')
   @IsString()
   HOST = '0.0.0.0';
 
+  @Describe(
+    'HTTP port of a service started alone (a container, `nx serve`); 0 lets the system choose. ' +
+      "The service's own port variable wins over it.",
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(65535)
   PORT!: number;
 
-  /** Path prefix of the deployment, e.g. /card-issue; empty for none. */
+  @Describe(
+    'Path prefix of the deployment (`{base_url}`), e.g. `/card-issue`: `/api/...`, `/docs` and ' +
+      'the reference services move under it. Starts with `/`, does not end with one.',
+    { default: 'unset: none' },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, {
@@ -74,6 +88,14 @@ export class BaseEnvironment {
   })
   BASE_PATH?: string;
 
+  @Describe(
+    'PostgreSQL URL, `postgres://user:password@host:5432/db` (special characters of the ' +
+      'password percent-encoded); a refused value is shown with the password masked.',
+    {
+      default: 'unset: the embedded PGlite',
+      production: 'Required, unless `ALLOW_EMBEDDED_DATABASE=true`',
+    },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @ValidateBy(
@@ -88,78 +110,102 @@ export class BaseEnvironment {
   )
   DATABASE_URL?: string;
 
-  /**
-   * Direct (session) connection for migrations and advisory locks when DATABASE_URL goes
-   * through a transaction-pooling PgBouncer; unset: DATABASE_URL serves both.
-   */
+  @Describe(
+    'Direct (session) connection for migrations and advisory locks when `DATABASE_URL` goes ' +
+      'through a transaction-pooling PgBouncer; only with `DATABASE_URL`.',
+    { default: 'unset: `DATABASE_URL` serves both' },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_DIRECT_URL must be a postgres:// URL' })
   DATABASE_DIRECT_URL?: string;
 
-  /**
-   * The embedded database is for development: with NODE_ENV=production and no DATABASE_URL the
-   * service refuses to start unless this is true (a demo; the production image lacks PGlite).
-   */
+  @Describe(
+    'Lets a production service run on the embedded database (a demo; the production image ' +
+      'lacks PGlite).',
+    { production: '`true` is the only way to start without `DATABASE_URL`' },
+  )
   @Transform(toBoolean)
   @IsBoolean()
   ALLOW_EMBEDDED_DATABASE = false;
 
-  /** Serve Swagger UI ({BASE_PATH}/docs) and the OpenAPI document ({BASE_PATH}/docs-json). */
+  @Describe(
+    'Serve Swagger UI (`{BASE_PATH}/docs`) and the OpenAPI document (`{BASE_PATH}/docs-json`); ' +
+      '`false`: neither (404).',
+  )
   @Transform(toBoolean)
   @IsBoolean()
   DOCS_ENABLED = true;
 
-  /** Data directory of the embedded database, used only without DATABASE_URL. */
+  @Describe('Data directory of the embedded database; used only without `DATABASE_URL`.', {
+    default: '`.data/pglite/<service>`',
+  })
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
   PGLITE_DATA_DIR?: string;
 
+  @Describe('Connections in the database pool (1-200).')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(200)
   DB_POOL_SIZE = 10;
 
+  @Describe(
+    'Apply pending migrations at start-up, under an advisory lock so replicas do not race; ' +
+      '`false`: run them as a Job (`node main.js migrate`).',
+  )
   @Transform(toBoolean)
   @IsBoolean()
   DB_MIGRATIONS_RUN = true;
 
+  @Describe('PostgreSQL `statement_timeout` of every connection, in ms (at least 100).')
   @Type(() => Number)
   @IsInt()
   @Min(100)
   DB_STATEMENT_TIMEOUT_MS = 10_000;
 
+  @Describe('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.')
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
-  /** `json` (one object a line) or `pretty` (pino-pretty); unset: pretty in development only. */
+  @Describe(
+    '`json` (one object a line) or `pretty` (readable lines through `pino-pretty`, a ' +
+      'development dependency: where it is not installed, JSON).',
+    { default: 'unset: `pretty` with `NODE_ENV=development`, else `json`' },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsIn(['json', 'pretty'])
   LOG_FORMAT?: 'json' | 'pretty';
 
+  @Describe(
+    'IANA time zone of business dates ("today", request ids, courier dates, age rules) and of ' +
+      'every local timestamp the service writes.',
+  )
   @IsString()
   BUSINESS_TIME_ZONE = 'Europe/Moscow';
 
-  /** Requests per window per client address; 0 turns rate limiting off. */
+  @Describe('Requests per window per client address (429 beyond); 0: no rate limit.')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   RATE_LIMIT = 0;
 
+  @Describe('The rate limit window, in ms.')
   @Type(() => Number)
   @IsInt()
   @Min(1)
   RATE_LIMIT_WINDOW_MS = 60_000;
 
-  /**
-   * Which peers' X-Forwarded-For is believed when resolving the client address (the rate
-   * limit's key): unset or off, none (the socket's peer is the client); a hop count (the
-   * proxies in front, e.g. 1 behind one ingress); or a comma-separated list of proxy
-   * addresses and networks. `true` is refused: any client could name its own address.
-   */
+  @Describe(
+    "Proxies whose `X-Forwarded-For` is believed for the client address (the rate limit's " +
+      'key): a hop count (`1` behind one ingress) or a comma-separated list of addresses, CIDRs ' +
+      'and `loopback`, `linklocal`, `uniquelocal`. `true` is refused: any client could name its ' +
+      'own address.',
+    { default: "unset: none (the socket's peer is the client)" },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @ValidateBy({
@@ -173,72 +219,87 @@ export class BaseEnvironment {
   })
   TRUST_PROXY?: string;
 
-  /** How long an Idempotency-Key and its response are kept. */
+  @Describe('How long an `Idempotency-Key` and its response are kept, in hours (at least 24).')
   @Type(() => Number)
   @IsInt()
   @Min(24)
   IDEMPOTENCY_KEY_TTL_HOURS = 24;
 
-  /**
-   * Lease of the request holding an Idempotency-Key, renewed every third of it while the
-   * request runs: a key whose holder died is taken over after at most this long.
-   */
+  @Describe(
+    'Lease of the request holding an `Idempotency-Key`, renewed every third of it while the ' +
+      "request runs: a dead holder's key is taken over after at most this long (ms).",
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1_000)
   @Max(600_000)
   IDEMPOTENCY_LEASE_MS = 5_000;
 
-  /** How long a request waits for a parallel one with the same key before 409 in progress. */
+  @Describe(
+    'How long a repeat waits for the running request with its key before 409 with ' +
+      '`Retry-After` (ms).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(60_000)
   IDEMPOTENCY_WAIT_MS = 10_000;
 
-  /** Retry-After (seconds) on every 503 (the database or a downstream service unavailable). */
+  @Describe(
+    '`Retry-After` of every 503 that knows no better (the database, the shutdown), in seconds.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(3600)
   RETRY_AFTER_SECONDS = 5;
 
-  /** An outage (the database out of reach) is logged once per failure kind per this interval. */
+  @Describe(
+    'An outage (the database out of reach, a downstream service down) is logged at once per ' +
+      'failure kind, then one line per interval with the count of failed requests (ms).',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(100)
   ERROR_LOG_INTERVAL_MS = 10_000;
 
-  /**
-   * The whole request (headers and body) must arrive within this time, else 408 and the
-   * connection is closed: a client trickling its body cannot hold a connection for ever.
-   */
+  @Describe(
+    'Headers and body must arrive within this time (ms), else 408 and the connection is ' +
+      'closed: a client trickling its body cannot hold a connection for ever.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(100)
   HTTP_REQUEST_TIMEOUT_MS = 15_000;
 
-  /** An idle keep-alive connection is closed after this time (below a load balancer's idle timeout is wrong: keep it above). */
+  @Describe(
+    'An idle keep-alive connection is closed after this time (ms); keep it above the load ' +
+      "balancer's idle timeout.",
+  )
   @Type(() => Number)
   @IsInt()
   @Min(100)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
-  /**
-   * From SIGTERM, the time in-flight requests get to finish; then every connection left is
-   * closed and the process exits. Keep it below the grace period (k8s: minus the preStop sleep).
-   */
+  @Describe(
+    'From SIGTERM, the time requests in flight get to finish (ms); then the connections left ' +
+      'are closed and the process exits. Keep it below the grace period minus the preStop sleep.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(100)
   SHUTDOWN_TIMEOUT_MS = 25_000;
 
-  /** Prometheus metrics on /metrics and the per-request instrumentation; false: neither. */
+  @Describe(
+    'Prometheus metrics on `/metrics` and the per-request instrumentation; `false`: neither.',
+  )
   @Transform(toBoolean)
   @IsBoolean()
   METRICS_ENABLED = true;
 
-  /** A port of its own for /metrics (on HOST); unset: the service's HTTP port. */
+  @Describe('A port of its own for `/metrics` (on `HOST`).', {
+    default: "unset: the service's HTTP port",
+  })
   @Transform(emptyToUndefined)
   @IsOptional()
   @Type(() => Number)
@@ -247,40 +308,54 @@ export class BaseEnvironment {
   @Max(65535)
   METRICS_PORT?: number;
 
-  /**
-   * Authentication of the API operations: `none` or `jwt` (bearer tokens). Unset: `none`,
-   * except with NODE_ENV=production, where it must be chosen (see authProblems).
-   */
+  @Describe(
+    '`none`: the API is open; `jwt`: each API operation needs a bearer JWT with its scope ' +
+      '(docs/security.md).',
+    {
+      default: 'unset: `none`',
+      production: 'Required (`jwt`, or `none` on purpose, which logs a warning)',
+    },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsIn(['none', 'jwt'], { message: 'AUTH_MODE must be none or jwt' })
   AUTH_MODE?: AuthMode;
 
-  /** The `iss` a token must carry (AUTH_MODE=jwt). */
+  @Describe('The `iss` every token must carry; required with `AUTH_MODE=jwt`.')
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
   AUTH_ISSUER?: string;
 
-  /** Accepted `aud` values, comma-separated (AUTH_MODE=jwt). */
+  @Describe(
+    'Accepted `aud` values, comma-separated (a token must name one); required with ' +
+      '`AUTH_MODE=jwt`.',
+  )
   @Transform(commaList)
   @IsOptional()
   @IsString({ each: true })
   AUTH_AUDIENCE?: string[];
 
-  /** The issuer's JSON Web Key Set (AUTH_MODE=jwt; or AUTH_PUBLIC_KEY). */
+  @Describe(
+    "The issuer's JSON Web Key Set (keys chosen by `kid`, cached); with `AUTH_MODE=jwt`, this " +
+      'or `AUTH_PUBLIC_KEY`.',
+    { production: 'Must be https' },
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'AUTH_JWKS_URL must be an http(s) URL' })
   AUTH_JWKS_URL?: string;
 
-  /** One public key, PEM (SPKI) or JWK JSON (AUTH_MODE=jwt; or AUTH_JWKS_URL). */
+  @Describe(
+    'One public key instead of a JWKS: PEM (`BEGIN PUBLIC KEY`, `\\n` escapes taken) or a ' +
+      'public JWK as JSON; private and symmetric keys are refused.',
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
   AUTH_PUBLIC_KEY?: string;
 
-  /** Accepted signing algorithms, comma-separated; asymmetric only. */
+  @Describe('Accepted signing algorithms, comma-separated; asymmetric only (no HS*, never `none`).')
   @Transform(commaList)
   @IsIn(ASYMMETRIC_ALGORITHMS, {
     each: true,
@@ -288,42 +363,59 @@ export class BaseEnvironment {
   })
   AUTH_ALGORITHMS: string[] = [...ASYMMETRIC_ALGORITHMS];
 
-  /** Tolerated clock difference with the issuer for `exp` and `nbf`, in seconds. */
+  @Describe('Tolerated clock difference with the issuer for `exp` and `nbf`, in seconds (0-300).')
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(300)
   AUTH_CLOCK_TOLERANCE_S = 30;
 
-  /** A token with an unknown `kid` refetches the JWKS at most once per this time. */
+  @Describe(
+    'A token with an unknown `kid` refetches the JWKS at most once per this time (ms): a key ' +
+      'rotation is picked up, forged kids cause no fetch storm.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
   AUTH_JWKS_COOLDOWN_MS = 30_000;
 
-  /** The JWKS is refetched when older than this. */
+  @Describe('The JWKS is refetched when older than this (ms).')
   @Type(() => Number)
   @IsInt()
   @Min(1_000)
   AUTH_JWKS_CACHE_MAX_AGE_MS = 600_000;
 
-  /** A JWKS fetch taking longer fails (503). */
+  @Describe(
+    'A JWKS fetch taking longer fails (ms): 503 with `Retry-After`, the token neither accepted ' +
+      'nor refused.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(100)
   @Max(60_000)
   AUTH_JWKS_TIMEOUT_MS = 5_000;
 
-  /**
-   * Origins whose browser scripts may call the API (CORS), comma-separated, each exactly as a
-   * browser sends it in Origin (https://app.example.com); `*` for any, refused in production.
-   * Unset or empty: no CORS headers at all (browsers allow same-origin calls only).
-   */
+  @Describe(
+    'Origins whose browser scripts may call the API (CORS), comma-separated, each exactly as ' +
+      'a browser sends `Origin` (`https://app.example.com`); `*` for any.',
+    { default: 'unset: no CORS headers (same-origin calls only)', production: '`*` is refused' },
+  )
   @Transform(parseCorsOrigins)
   @IsOptional()
   @IsString({ each: true })
   CORS_ORIGINS?: string[];
 }
+
+/**
+ * What the generated configuration page says of the service's own port variable
+ * (BaseEnvironment.PORT_VARIABLE), which is not a property of the class.
+ */
+export const PORT_VARIABLE_DESCRIPTION: VariableDescription = {
+  effect:
+    "This service's own port; wins over `PORT`, so one shell (`npm start`) gives each service " +
+    'its port.',
+  default: 'unset: `PORT`',
+};
 
 /** AUTH_MODE in force: unset means none (production refuses to start unset, see authProblems). */
 export function authModeOf(env: BaseEnvironment): AuthMode {

@@ -1,2 +1,3 @@
 export * from './environment';
 export * from './auth-settings';
+export * from './describe';
