@@ -19,26 +19,35 @@ import {
 } from '../api-contract/src/lib/openapi-documents';
 import { DOCUMENT_NAMES } from '../api-contract/src/lib/services';
 import {
-  breakingChanges,
+  compareDocuments,
   gateMessage,
   readChangelog,
   unacknowledged,
+  versionProblem,
 } from '../api-contract/src/lib/breaking-changes';
 
 async function main(): Promise<void> {
   const documents = await buildAllDocuments();
   // The breaking-change gate (openapi/CHANGELOG.md): nothing is written while a change that
-  // breaks the committed contract is not acknowledged there.
+  // breaks the committed contract is not acknowledged there, or while a document's
+  // info.version does not step as docs/versioning.md says.
   const changelog = readChangelog();
-  const breaking = DOCUMENT_NAMES.flatMap((name) => {
+  const compared = DOCUMENT_NAMES.flatMap((name) => {
     const file = documentPath(name);
     if (!existsSync(file)) return [];
     const committed = JSON.parse(readFileSync(file, 'utf8')) as typeof documents[typeof name];
-    return unacknowledged(breakingChanges(name, committed, documents[name]), changelog);
+    const { breaking, level } = compareDocuments(name, committed, documents[name]);
+    return [{ breaking, version: versionProblem(name, committed, documents[name], level) }];
   });
+  const breaking = unacknowledged(
+    compared.flatMap((c) => c.breaking),
+    changelog,
+  );
   if (breaking.length > 0) {
     throw new Error(gateMessage(breaking, 'between the committed documents and the code'));
   }
+  const versions = compared.flatMap((c) => (c.version ? [c.version] : []));
+  if (versions.length > 0) throw new Error(versions.join('\n'));
   for (const name of DOCUMENT_NAMES) {
     const document = documents[name];
     const file = documentPath(name);

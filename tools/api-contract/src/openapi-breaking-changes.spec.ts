@@ -3,11 +3,14 @@ import path from 'node:path';
 import {
   acknowledgements,
   breakingChanges,
+  compareDocuments,
   documentAtRevision,
   gateMessage,
   readChangelog,
   revisionExists,
+  semanticVersion,
   unacknowledged,
+  versionProblem,
 } from './lib/breaking-changes';
 import {
   buildAllDocuments,
@@ -118,6 +121,76 @@ describe('breaking-change gate: seeded changes in a copy', () => {
   });
 });
 
+/** The version rule of docs/versioning.md on seeded copies of the committed card-issue document. */
+describe('info.version in step with the change', () => {
+  const before = committed('card-issue');
+  const [major, minor] = semanticVersion(before.info.version) ?? [NaN, NaN];
+  const LIST = '/api/v1/card-issue/client/{clientId}';
+
+  const withVersion = (document: OpenApiDocument, version: string): OpenApiDocument => ({
+    ...document,
+    info: { ...document.info, version },
+  });
+  const problem = (after: OpenApiDocument) =>
+    versionProblem(
+      'card-issue',
+      before,
+      after,
+      compareDocuments('card-issue', before, after).level,
+    );
+
+  it('writes every committed document as MAJOR.MINOR.PATCH', () => {
+    for (const name of DOCUMENT_NAMES) {
+      expect({ name, version: semanticVersion(committed(name).info.version) }).toEqual({
+        name,
+        version: expect.any(Array),
+      });
+    }
+    expect(problem(withVersion(before, `${major}.${minor}`))).toMatch(/is not MAJOR.MINOR.PATCH/);
+  });
+
+  it('asks nothing of a change of texts, and refuses a version that goes down', () => {
+    const after = copy(before);
+    after.paths[LIST].get.summary = 'Another summary';
+    (after.paths as Operations)[LIST].get.parameters?.forEach((p) => (p.description = 'new'));
+    expect(compareDocuments('card-issue', before, after).level).toBe('none');
+    expect(problem(after)).toBeUndefined();
+    expect(problem(withVersion(after, `${major}.${minor}.1`))).toBeUndefined();
+    expect(problem(withVersion(after, `${major - 1}.9.9`))).toMatch(/went down/);
+  });
+
+  it('asks a new minor version of an addition', () => {
+    const after = copy(before);
+    (after.paths as Operations)[LIST].get.parameters?.push({
+      name: 'status',
+      in: 'query',
+      required: false,
+      schema: { type: 'string' },
+    });
+    expect(compareDocuments('card-issue', before, after).level).toBe('minor');
+    expect(problem(after)).toContain(`must be at least ${major}.${minor + 1}.0`);
+    expect(problem(withVersion(after, `${major}.${minor + 1}.0`))).toBeUndefined();
+    expect(problem(withVersion(after, `${major + 1}.0.0`))).toBeUndefined();
+  });
+
+  it('asks a new major version of a breaking change, acknowledged or not', () => {
+    const after = copy(before);
+    delete after.paths['/api/v1/card-issue/{id}'];
+    expect(compareDocuments('card-issue', before, after).level).toBe('major');
+    expect(problem(after)).toContain(`must be at least ${major + 1}.0.0, since the change breaks`);
+    expect(problem(withVersion(after, `${major}.${minor + 1}.0`))).toContain(`${major + 1}.0.0`);
+    expect(problem(withVersion(after, `${major + 1}.0.0`))).toBeUndefined();
+  });
+
+  it('steps from an earlier version written without its patch (2.0 -> 2.1.0)', () => {
+    const earlier = withVersion(before, `${major}.${minor}`);
+    expect(versionProblem('card-issue', earlier, before, 'none')).toBeUndefined();
+    expect(versionProblem('card-issue', earlier, before, 'minor')).toContain(
+      `${major}.${minor + 1}.0`,
+    );
+  });
+});
+
 /** The gate itself on the real documents. */
 describe('breaking-change gate: the documents of this revision', () => {
   let fromCode: Record<DocumentName, OpenApiDocument>;
@@ -127,15 +200,14 @@ describe('breaking-change gate: the documents of this revision', () => {
   }, 180_000);
 
   it.each(DOCUMENT_NAMES)(
-    '%s: the document the code serves breaks nothing the committed one promised (or it is acknowledged)',
+    '%s: the document the code serves breaks nothing the committed one promised (or it is acknowledged), and its version steps with it',
     (name) => {
-      const changes = unacknowledged(
-        breakingChanges(name, committed(name), fromCode[name]),
-        readChangelog(),
-      );
+      const { breaking, level } = compareDocuments(name, committed(name), fromCode[name]);
+      const changes = unacknowledged(breaking, readChangelog());
       if (changes.length > 0) {
         throw new Error(gateMessage(changes, 'between the committed document and the code'));
       }
+      expect(versionProblem(name, committed(name), fromCode[name], level)).toBeUndefined();
     },
   );
 
@@ -148,19 +220,18 @@ describe('breaking-change gate: the documents of this revision', () => {
   });
 
   it.each(DOCUMENT_NAMES)(
-    `%s: the committed document breaks nothing its version at ${base} promised (or it is acknowledged)`,
+    `%s: the committed document breaks nothing its version at ${base} promised (or it is acknowledged), and its version steps with it`,
     (name) => {
       if (!haveBase) return;
       const relative = path.relative(REPO_ROOT, documentPath(name));
       const before = documentAtRevision(base, relative);
       if (!before) return; // a new document
-      const changes = unacknowledged(
-        breakingChanges(name, before, committed(name)),
-        readChangelog(),
-      );
+      const { breaking, level } = compareDocuments(name, before, committed(name));
+      const changes = unacknowledged(breaking, readChangelog());
       if (changes.length > 0) {
         throw new Error(gateMessage(changes, `since ${base}`));
       }
+      expect(versionProblem(name, before, committed(name), level)).toBeUndefined();
     },
   );
 });
