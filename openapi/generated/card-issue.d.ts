@@ -927,12 +927,10 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1022,17 +1020,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1089,12 +1085,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1138,17 +1132,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1200,12 +1192,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1260,17 +1250,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1326,12 +1314,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,17 +1416,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1494,12 +1478,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1543,17 +1525,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1606,12 +1586,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1688,17 +1666,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1750,12 +1726,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1810,17 +1784,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1872,12 +1844,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1930,17 +1900,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1996,12 +1964,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2089,17 +2055,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2151,12 +2115,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2211,17 +2173,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2280,12 +2240,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2340,17 +2298,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2404,12 +2360,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2473,17 +2427,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

@@ -73,9 +73,9 @@ export interface PlatformAnswers {
     alsoMalformedJson: string;
     internalError: string;
     requestId: string;
-    rateLimitLimit: string;
-    rateLimitRemaining: string;
-    rateLimitReset: string;
+    /** The IETF draft's RateLimit-Policy and RateLimit fields (see libs/shared/nest rate-limit). */
+    rateLimitPolicy: string;
+    rateLimit: string;
     /** The bearer scheme's description. */
     bearerScheme: string;
     unauthorized: string;
@@ -92,9 +92,19 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 /** The response header every answer carries (see installRequestId). */
 export const REQUEST_ID_RESPONSE_HEADER = 'X-Request-Id';
 
+/**
+ * The rate limit's fields (draft-ietf-httpapi-ratelimit-headers) on every answer the rate limit
+ * counted, and the forms they take (libs/shared/nest rate-limit.ts writes them).
+ */
+export const RATE_LIMIT_POLICY_HEADER = 'RateLimit-Policy';
+export const RATE_LIMIT_HEADER = 'RateLimit';
+export const RATE_LIMIT_POLICY_PATTERN = '^"[a-z-]+";q=\\d+(;w=\\d+)?$';
+export const RATE_LIMIT_PATTERN = '^"[a-z-]+";r=\\d+;t=\\d+$';
+
 function isHealth(operation: OperationObject): boolean {
   return operation.operationId?.startsWith('Health_') ?? false;
 }
+
 
 /**
  * The answers every route may give whatever its handler does (see ErrorShapeFilter,
@@ -126,12 +136,14 @@ function documentPlatformAnswers(document: OpenAPIObject, answers: PlatformAnswe
   };
   const requestId = requestIdHeader(texts);
   const rateLimit: Record<string, HeaderObject> = {
-    'X-RateLimit-Limit': { description: texts.rateLimitLimit, schema: { type: 'integer' } },
-    'X-RateLimit-Remaining': {
-      description: texts.rateLimitRemaining,
-      schema: { type: 'integer', minimum: 0 },
+    [RATE_LIMIT_POLICY_HEADER]: {
+      description: texts.rateLimitPolicy,
+      schema: { type: 'string', pattern: RATE_LIMIT_POLICY_PATTERN, example: '"default";q=100;w=60' },
     },
-    'X-RateLimit-Reset': { description: texts.rateLimitReset, schema: { type: 'integer' } },
+    [RATE_LIMIT_HEADER]: {
+      description: texts.rateLimit,
+      schema: { type: 'string', pattern: RATE_LIMIT_PATTERN, example: '"default";r=42;t=17' },
+    },
   };
   const addIfMissing = (operation: OperationObject, status: string, response: ResponseObject) => {
     if (!operation.responses[status]) operation.responses[status] = response;
