@@ -836,6 +836,19 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description DOWN: the database does not answer */
             503: {
                 headers: {
@@ -869,6 +882,19 @@ export interface operations {
                     "application/json": components["schemas"]["ProbeResponse"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     Health_ready: {
@@ -889,6 +915,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
             /** @description DOWN: the database does not answer, or the service is shutting down */
@@ -966,6 +1005,19 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
                     "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1132,6 +1184,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
@@ -1242,6 +1307,19 @@ export interface operations {
             /** @description No request with this id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1364,6 +1442,19 @@ export interface operations {
             /** @description No request with this id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1525,6 +1616,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
@@ -1625,6 +1729,19 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
                     "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1784,6 +1901,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
@@ -1892,6 +2022,19 @@ export interface operations {
             /** @description No subscription with this id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2014,6 +2157,19 @@ export interface operations {
             /** @description No subscription with this id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2173,6 +2329,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
@@ -2298,6 +2467,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
@@ -2408,6 +2590,19 @@ export interface operations {
             /** @description No subscription with this id, or no such delivery of it */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

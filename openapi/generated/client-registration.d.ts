@@ -402,6 +402,19 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description DOWN: the database does not answer */
             503: {
                 headers: {
@@ -435,6 +448,19 @@ export interface operations {
                     "application/json": components["schemas"]["ProbeResponse"];
                 };
             };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
         };
     };
     Health_ready: {
@@ -455,6 +481,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
             /** @description DOWN: the database does not answer, or the service is shutting down */
@@ -534,6 +573,19 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -704,6 +756,19 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description Больше RATE_LIMIT запросов от вызывающего (субъект токена при AUTH_MODE=jwt, иначе адрес клиента) за RATE_LIMIT_WINDOW_MS по всем маршрутам (только если RATE_LIMIT задан) */
             429: {
                 headers: {
@@ -818,6 +883,19 @@ export interface operations {
             /** @description Клиента с таким id нет; сообщение содержит запрошенный id */
             404: {
                 headers: {
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
                     /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

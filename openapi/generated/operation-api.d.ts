@@ -274,6 +274,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
@@ -410,6 +423,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
@@ -502,6 +528,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
@@ -586,6 +625,19 @@ export interface operations {
             /** @description No operation with that id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -693,6 +745,19 @@ export interface operations {
             /** @description No operation with that id */
             404: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

@@ -224,6 +224,25 @@ describe.each(DOCUMENT_NAMES)('%s: the committed document is complete', (name) =
     expect(missing).toEqual([]);
   });
 
+  it('documents 405 with Allow (the methods of the path) and the error body on every operation', () => {
+    const problems = Object.entries(document.paths).flatMap(([route, item]) => {
+      const methods = Object.keys(item as object).filter((method) => METHODS.includes(method));
+      const allow = [
+        ...methods.map((m) => m.toUpperCase()),
+        ...(methods.includes('get') ? ['HEAD'] : []),
+      ]
+        .sort()
+        .join(', ');
+      return operations({ ...document, paths: { [route]: item } }).flatMap(([key, operation]) => {
+        const answer = operation.responses['405'];
+        if (!answer?.content?.['application/json']?.schema) return [`${key}: 405`];
+        const example = answer.headers?.Allow?.schema?.example;
+        return example === allow ? [] : [`${key}: Allow ${String(example)}, not ${allow}`];
+      });
+    });
+    expect(problems).toEqual([]);
+  });
+
   it('declares every integer query parameter as a bounded integer', () => {
     const loose = all.flatMap(([key, operation]) =>
       (operation.parameters ?? [])

@@ -22,6 +22,9 @@ export class CardIssueExceptionFilter extends ErrorShapeFilter {
     requestId:
       'The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; ' +
       'the log lines of the request carry it',
+    methodNotAllowed:
+      'The path exists but does not support this method; Allow lists the methods it does',
+    allow: 'The methods the path supports',
     rateLimitPolicy:
       'The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject ' +
       'with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set)',

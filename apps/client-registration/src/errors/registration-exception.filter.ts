@@ -21,6 +21,9 @@ export class RegistrationExceptionFilter extends ErrorShapeFilter {
     requestId:
       'X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; ' +
       'записи журнала о запросе содержат его',
+    methodNotAllowed:
+      'Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые',
+    allow: 'Методы, которые поддерживает путь',
     rateLimitPolicy:
       'Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект ' +
       'токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан)',

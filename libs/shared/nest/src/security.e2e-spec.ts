@@ -49,6 +49,8 @@ class ProbeExceptionFilter extends ErrorShapeFilter {
     alsoMalformedJson: 'also malformed JSON',
     internalError: 'internal error',
     requestId: 'request id',
+    methodNotAllowed: 'method not allowed',
+    allow: 'allow',
     rateLimitPolicy: 'rate limit policy',
     rateLimit: 'rate limit',
     bearerScheme: 'bearer',
