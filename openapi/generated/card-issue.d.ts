@@ -836,6 +836,19 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description DOWN: the database does not answer */
             503: {
                 headers: {
@@ -869,6 +882,19 @@ export interface operations {
                     "application/json": components["schemas"]["ProbeResponse"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
         };
     };
     Health_ready: {
@@ -889,6 +915,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
             /** @description DOWN: the database does not answer, or the service is shutting down */
@@ -927,12 +966,10 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -968,6 +1005,19 @@ export interface operations {
                 headers: {
                     /** @description Bearer challenge (RFC 6750) with error and error_description or scope */
                     "WWW-Authenticate"?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1022,17 +1072,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1089,12 +1137,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1138,17 +1184,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1200,12 +1257,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1260,17 +1315,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1326,12 +1392,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1386,6 +1450,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
@@ -1430,17 +1507,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1494,12 +1569,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1543,17 +1616,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1606,12 +1690,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1655,6 +1737,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
@@ -1688,17 +1783,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1750,12 +1843,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1810,17 +1901,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1872,12 +1974,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1930,17 +2030,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1996,12 +2107,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2056,6 +2165,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description The request (headers and body) did not arrive in time */
             408: {
                 headers: {
@@ -2089,17 +2211,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2151,12 +2271,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2211,17 +2329,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2280,12 +2409,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2340,17 +2467,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -2404,12 +2542,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2462,6 +2598,19 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
             /** @description The delivery is not DEAD (PENDING: on its way; DELIVERED: arrived) */
             409: {
                 headers: {
@@ -2473,17 +2622,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

@@ -402,6 +402,19 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description DOWN: the database does not answer */
             503: {
                 headers: {
@@ -435,6 +448,19 @@ export interface operations {
                     "application/json": components["schemas"]["ProbeResponse"];
                 };
             };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
         };
     };
     Health_ready: {
@@ -455,6 +481,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProbeResponse"];
+                };
+            };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
             /** @description DOWN: the database does not answer, or the service is shutting down */
@@ -493,12 +532,10 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
                     "X-Request-Id"?: string;
-                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Квота вызывающего сейчас (RateLimit, черновик IETF): r запросов осталось, через t секунд она восстановится (только если RATE_LIMIT задан) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -536,6 +573,19 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Вызов Bearer (RFC 6750) с error и error_description или scope */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -588,17 +638,15 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан) */
+            /** @description Больше RATE_LIMIT запросов от вызывающего (субъект токена при AUTH_MODE=jwt, иначе адрес клиента) за RATE_LIMIT_WINDOW_MS по всем маршрутам (только если RATE_LIMIT задан) */
             429: {
                 headers: {
                     /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
-                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Квота вызывающего сейчас (RateLimit, черновик IETF): r запросов осталось, через t секунд она восстановится (только если RATE_LIMIT задан) */
+                    RateLimit?: string;
                     /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -650,12 +698,10 @@ export interface operations {
                 headers: {
                     /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
                     "X-Request-Id"?: string;
-                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Квота вызывающего сейчас (RateLimit, черновик IETF): r запросов осталось, через t секунд она восстановится (только если RATE_LIMIT задан) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -710,17 +756,28 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан) */
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
+            /** @description Больше RATE_LIMIT запросов от вызывающего (субъект токена при AUTH_MODE=jwt, иначе адрес клиента) за RATE_LIMIT_WINDOW_MS по всем маршрутам (только если RATE_LIMIT задан) */
             429: {
                 headers: {
                     /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
-                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Квота вызывающего сейчас (RateLimit, черновик IETF): r запросов осталось, через t секунд она восстановится (только если RATE_LIMIT задан) */
+                    RateLimit?: string;
                     /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -776,12 +833,10 @@ export interface operations {
                 headers: {
                     /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
                     "X-Request-Id"?: string;
-                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Квота вызывающего сейчас (RateLimit, черновик IETF): r запросов осталось, через t секунд она восстановится (только если RATE_LIMIT задан) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -836,6 +891,19 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
+            /** @description Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые */
+            405: {
+                headers: {
+                    /** @description Методы, которые поддерживает путь */
+                    Allow?: string;
+                    /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationErrorBody"];
+                };
+            };
             /** @description Запрос (заголовки и тело) не получен вовремя */
             408: {
                 headers: {
@@ -880,17 +948,15 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationErrorBody"];
                 };
             };
-            /** @description Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан) */
+            /** @description Больше RATE_LIMIT запросов от вызывающего (субъект токена при AUTH_MODE=jwt, иначе адрес клиента) за RATE_LIMIT_WINDOW_MS по всем маршрутам (только если RATE_LIMIT задан) */
             429: {
                 headers: {
                     /** @description Через сколько секунд повторить запрос */
                     "Retry-After"?: number;
-                    /** @description Сколько запросов разрешено за окно (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан) */
+                    "RateLimit-Policy"?: string;
+                    /** @description Квота вызывающего сейчас (RateLimit, черновик IETF): r запросов осталось, через t секунд она восстановится (только если RATE_LIMIT задан) */
+                    RateLimit?: string;
                     /** @description X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; записи журнала о запросе содержат его */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

@@ -244,12 +244,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -267,17 +265,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -333,12 +342,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -359,6 +366,19 @@ export interface operations {
             /** @description X-secret header is invalid or missing */
             403: {
                 headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -411,17 +431,15 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -473,12 +491,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -507,17 +523,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -569,12 +596,10 @@ export interface operations {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -601,17 +626,28 @@ export interface operations {
                     "application/json": components["schemas"]["CardIssueErrorBody"];
                 };
             };
-            /** @description More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set) */
+            /** @description The path exists but does not support this method; Allow lists the methods it does */
+            405: {
+                headers: {
+                    /** @description The methods the path supports */
+                    Allow?: string;
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set) */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets (only when RATE_LIMIT is set) */
-                    "X-RateLimit-Reset"?: number;
+                    /** @description The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set) */
+                    RateLimit?: string;
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

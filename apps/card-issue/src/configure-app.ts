@@ -29,6 +29,9 @@ export function configureApp(app: NestFastifyApplication): void {
             },
             { name: 'health', description: 'Liveness of the service and its database' },
           ],
+          callbackSummaries: {
+            cardIssueEvent: "A card issue event, POSTed to the subscription's URL",
+          },
         },
         ...REFERENCE_SERVICE_DOCUMENTS,
       ],

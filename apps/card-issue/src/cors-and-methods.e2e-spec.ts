@@ -161,7 +161,7 @@ describe('card-issue: an unsupported method and CORS (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe(APP);
       expect(res.headers['access-control-expose-headers']).toBe(
-        'X-Request-Id, Idempotent-Replayed, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+        'X-Request-Id, Idempotent-Replayed, Retry-After, RateLimit, RateLimit-Policy',
       );
       expect(res.headers.vary).toMatch(/\bOrigin\b/);
       expect(res.headers['x-request-id']).toBe('cors-1');

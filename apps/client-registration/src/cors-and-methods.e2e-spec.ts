@@ -118,7 +118,7 @@ describe('client-registration: an unsupported method and CORS (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.headers['access-control-allow-origin']).toBe(APP);
       expect(res.headers['access-control-expose-headers']).toBe(
-        'X-Request-Id, Idempotent-Replayed, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+        'X-Request-Id, Idempotent-Replayed, Retry-After, RateLimit, RateLimit-Policy',
       );
       const invalid = await request(t.url)
         .post('/api/clients')

@@ -206,7 +206,7 @@ describe.each(DOCUMENT_NAMES)('%s: the committed document is complete', (name) =
     expect(missing).toEqual([]);
   });
 
-  it('declares X-Request-Id on every response, Retry-After on 429 and 503, rate-limit headers on 2xx', () => {
+  it('declares X-Request-Id on every response, Retry-After on 429 and 503, rate-limit headers on 2xx and 429', () => {
     const missing: string[] = [];
     for (const [key, operation] of all) {
       for (const [status, response] of Object.entries(operation.responses)) {
@@ -214,7 +214,7 @@ describe.each(DOCUMENT_NAMES)('%s: the committed document is complete', (name) =
         const expected = ['X-Request-Id'];
         if (!isHealth(operation) && ['429', '503'].includes(status)) expected.push('Retry-After');
         if (!isHealth(operation) && /^(2|429)/.test(status)) {
-          expected.push('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+          expected.push('RateLimit-Policy', 'RateLimit');
         }
         for (const header of expected) {
           if (!headers.includes(header)) missing.push(`${key} ${status}: ${header}`);
@@ -222,6 +222,25 @@ describe.each(DOCUMENT_NAMES)('%s: the committed document is complete', (name) =
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('documents 405 with Allow (the methods of the path) and the error body on every operation', () => {
+    const problems = Object.entries(document.paths).flatMap(([route, item]) => {
+      const methods = Object.keys(item as object).filter((method) => METHODS.includes(method));
+      const allow = [
+        ...methods.map((m) => m.toUpperCase()),
+        ...(methods.includes('get') ? ['HEAD'] : []),
+      ]
+        .sort()
+        .join(', ');
+      return operations({ ...document, paths: { [route]: item } }).flatMap(([key, operation]) => {
+        const answer = operation.responses['405'];
+        if (!answer?.content?.['application/json']?.schema) return [`${key}: 405`];
+        const example = answer.headers?.Allow?.schema?.example;
+        return example === allow ? [] : [`${key}: Allow ${String(example)}, not ${allow}`];
+      });
+    });
+    expect(problems).toEqual([]);
   });
 
   it('declares every integer query parameter as a bounded integer', () => {

@@ -176,6 +176,65 @@ describeOnPostgres(TARGETS)('backends ended under load: $service', (target) => {
   }, 180_000);
 });
 
+/** Runs one statement on the database as the administrator (in a session that may write). */
+async function onDatabase(databaseUrl: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SET default_transaction_read_only = off');
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/*
+ * A router sends the service's new connections to a server that takes no writes (a standby, or a
+ * restarted primary still in recovery, for a moment during a failover): SQLSTATE 25006. Played
+ * here by making the database's new sessions read-only and ending the old ones.
+ */
+(process.env.TEST_DATABASE_URL ? describe : describe.skip)('a read-only server: card-issue', () => {
+  let db: TestDatabase;
+  let child: TestServiceProcess | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('robust_read_only');
+    child = await spawnCardIssue({
+      DATABASE_URL: db.url,
+      SCHEDULER_ENABLED: 'false',
+      DB_POOL_SIZE: '2',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await child?.stop('SIGKILL');
+    await db?.drop();
+  });
+
+  it('answers 503 with Retry-After naming the database, then 201 once writes are taken', async () => {
+    const url = child!.url;
+    const owner = await createUser(url);
+    const post = () => sendJson(`${url}/api/v1/card-issue`, 'POST', selfVirtual(owner));
+    expect((await post()).status).toBe(201);
+    const name = new URL(db.url).pathname.slice(1);
+    await onDatabase(db.url, `ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+    await terminateBackends(db.url);
+    const during = await post();
+    expect({
+      status: during.status,
+      retryAfter: during.headers['retry-after'],
+      message: (during.body as { message?: string }).message,
+    }).toEqual({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/),
+      message: expect.stringMatching(/database/i),
+    });
+    await onDatabase(db.url, `ALTER DATABASE "${name}" RESET default_transaction_read_only`);
+    await terminateBackends(db.url);
+    await eventually(async () => (await post()).status === 201, 30_000);
+    expect(child!.proc.exitCode).toBeNull();
+  }, 120_000);
+});
+
 /** A request that got no HTTP answer (the process went away): status 0. */
 function errorResult(error: Error): HttpResult {
   return { status: 0, headers: {}, text: error.message, body: undefined };

@@ -192,6 +192,9 @@ runsExclusively();
  * reference user service (which shares the database), so the gateway sees the user service
  * fail first. The answer must still name the database (issue 13, item 4).
  */
+/** POSTs during the outage: more than a downstream breaker's default minimum of calls (20). */
+const DURING_POST_OUTAGE = 30;
+
 describe('database outage: card-issue POST', () => {
   let db: TestDatabase;
   let proxy: TcpProxy;
@@ -212,7 +215,9 @@ describe('database outage: card-issue POST', () => {
     const url = child!.url;
     const owner = await createUser(url);
     proxy.cut();
-    for (let i = 0; i < 5; i++) {
+    // More than a downstream breaker's minimum of calls (20): the user service this process
+    // serves itself fails with the database, and no breaker may keep refusing after it is back.
+    for (let i = 0; i < DURING_POST_OUTAGE; i++) {
       const res = await sendJson(`${url}/api/v1/card-issue`, 'POST', selfVirtual(owner));
       expect({
         status: res.status,
@@ -225,11 +230,16 @@ describe('database outage: card-issue POST', () => {
     proxy.restore();
     const restoredAt = Date.now();
     let created: HttpResult | undefined;
+    const refusedAfter: string[] = [];
     for (let i = 0; i < 50 && created?.status !== 201; i++) {
       created = await sendJson(`${url}/api/v1/card-issue`, 'POST', selfVirtual(owner));
-      if (created.status !== 201) await sleep(200);
+      if (created.status !== 201) {
+        refusedAfter.push((created.body as { message: string }).message);
+        await sleep(200);
+      }
     }
     expect(created?.status).toBe(201);
+    expect(refusedAfter.filter((message) => /user service/i.test(message))).toEqual([]);
     const requestId = (created!.body as { requestId: string }).requestId;
     const stored = await queryValue<string>(
       db.url,
@@ -239,8 +249,8 @@ describe('database outage: card-issue POST', () => {
     figures.add({
       scenario: 'card-issue POST, database unreachable (the shared user service fails first)',
       database: figureDatabase(db),
-      sent: '5 POSTs during, then POSTs until one is stored',
-      answered: '5 x 503 + Retry-After naming the database (not the user service), then 201',
+      sent: `${DURING_POST_OUTAGE} POSTs during, then POSTs until one is stored`,
+      answered: `${DURING_POST_OUTAGE} x 503 + Retry-After naming the database (not the user service), then ${refusedAfter.length} x 503 naming the database and 201`,
       stored: `${stored} request (the 201's)`,
       lost: 1 - Number(stored),
       orphans: 0,

@@ -139,4 +139,30 @@ describe.each(SERVICES)('$name: response headers and pre-Nest errors', (service)
       expect(res.headers['x-powered-by']).toBeUndefined();
     },
   );
+
+  // Node's fetch (undici) keeps connections alive, and under load an oversized request goes
+  // out now and then on a connection that has already carried an answer; such a connection was
+  // closed without the 431 (the client saw "other side closed").
+  it('answers every request with headers over 16 KiB 431 in the error shape, under concurrent load', async () => {
+    const failure = (error: Error & { cause?: Error }) => String(error.cause ?? error);
+    const oversized = (i: number) =>
+      sendJson(`${s.url}${service.read}${MARKER}${i}`, 'GET', undefined, {
+        'x-pad': 'p'.repeat(20_000),
+      }).then(
+        (res) => ({ status: res.status, problem: errorShapeProblem(res, service.shape) }),
+        failure,
+      );
+    const normal = () =>
+      sendJson(`${s.url}/api/health`, 'GET', undefined).then((res) => res.status, failure);
+    for (let round = 0; round < 10; round++) {
+      const [refused, answered] = await Promise.all([
+        Promise.all(Array.from({ length: 50 }, (_, i) => oversized(i))),
+        Promise.all(Array.from({ length: 50 }, normal)),
+      ]);
+      expect(refused.filter((r) => typeof r === 'string' || r.status !== 431 || r.problem)).toEqual(
+        [],
+      );
+      expect(answered.filter((status) => status !== 200)).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -14,7 +14,7 @@ export class CardIssueExceptionFilter extends ErrorShapeFilter {
     retryAfter: 'Seconds to wait before retrying',
     requestTimeout: 'The request (headers and body) did not arrive in time',
     tooManyRequests:
-      'More requests from this client address than RATE_LIMIT per RATE_LIMIT_WINDOW_MS (only when RATE_LIMIT is set)',
+      'More requests from this caller (token subject with AUTH_MODE=jwt, else client address) than RATE_LIMIT per RATE_LIMIT_WINDOW_MS, over all routes (only when RATE_LIMIT is set)',
     payloadTooLarge: 'The request body exceeds 1 MiB',
     unsupportedMediaType: 'The request body is not application/json',
     alsoMalformedJson: 'Also when the body is not valid JSON',
@@ -22,9 +22,14 @@ export class CardIssueExceptionFilter extends ErrorShapeFilter {
     requestId:
       'The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; ' +
       'the log lines of the request carry it',
-    rateLimitLimit: 'Requests allowed per window (only when RATE_LIMIT is set)',
-    rateLimitRemaining: 'Requests left in the current window (only when RATE_LIMIT is set)',
-    rateLimitReset: 'Seconds until the window resets (only when RATE_LIMIT is set)',
+    methodNotAllowed:
+      'The path exists but does not support this method; Allow lists the methods it does',
+    allow: 'The methods the path supports',
+    rateLimitPolicy:
+      'The rate limit (IETF draft RateLimit-Policy): q requests per w seconds per caller, the token subject ' +
+      'with AUTH_MODE=jwt, else the client address; every route but the health check counts (only when RATE_LIMIT is set)',
+    rateLimit:
+      "The caller's quota now (IETF draft RateLimit): r requests left, t seconds until it is restored (only when RATE_LIMIT is set)",
 
     bearerScheme:
       'A JWT from the configured issuer, with the scope each operation lists in x-required-scopes ' +

@@ -124,7 +124,7 @@ export class GatewayHttp implements OnApplicationShutdown {
   private readonly logger = new Logger('GatewayHttp');
   private readonly failures: RateLimitedLog;
   private readonly configured: Record<DownstreamService, string | undefined>;
-  /** Per service: its breaker (none with DOWNSTREAM_BREAKER_FAILURES=0). */
+  /** Per service: its breaker (none with DOWNSTREAM_BREAKER_FAILURES=0, none in-process). */
   private readonly breakers: Record<DownstreamService, ServiceBreaker | null>;
   /** Per service: what each attempt goes through, the breaker and then the timeout. */
   private readonly attemptPolicies: Record<DownstreamService, IPolicy>;
@@ -142,8 +142,11 @@ export class GatewayHttp implements OnApplicationShutdown {
       'branch service': env.BRANCH_API_URL,
       'operation service': env.OPERATION_API_URL,
     };
-    const breaker = (): ServiceBreaker | null =>
-      env.DOWNSTREAM_BREAKER_FAILURES === 0
+    // No breaker in front of a reference service this process serves itself (its URL unset):
+    // its failures are this service's own database failing, already answered as such, and a
+    // breaker opened by a database outage would refuse requests after the database is back.
+    const breaker = (service: DownstreamService): ServiceBreaker | null =>
+      env.DOWNSTREAM_BREAKER_FAILURES === 0 || this.configured[service] === undefined
         ? null
         : new ServiceBreaker(
             circuitBreaker(handleWhenResult(transient), {
@@ -157,9 +160,9 @@ export class GatewayHttp implements OnApplicationShutdown {
             env.DOWNSTREAM_BREAKER_OPEN_MS,
           );
     this.breakers = {
-      'user service': breaker(),
-      'branch service': breaker(),
-      'operation service': breaker(),
+      'user service': breaker('user service'),
+      'branch service': breaker('branch service'),
+      'operation service': breaker('operation service'),
     };
     // Cooperative: the attempt gets the signal and ends its request itself, with an outcome.
     // Not aborted on return: an abort after the answer would build a CanceledError per call.

@@ -322,16 +322,30 @@ describe('clients API (e2e)', () => {
         '#/components/schemas/RegisterClientDto',
       );
       expect(Object.keys(responses('/api/clients', 'post')).sort()).toEqual(
-        // 408, 429 and 503 (with Retry-After) are the platform's: a late body, RATE_LIMIT (documented
-        // whatever the configuration), the database, a shutdown; 401 (and a 403 without scope) the
-        // bearer authentication's (AUTH_MODE=jwt).
-        ['201', '400', '401', '403', '408', '409', '413', '415', '429', '500', '503'].sort(),
+        // 405, 408, 429 and 503 (with Retry-After) are the platform's: another method on the path,
+        // a late body, RATE_LIMIT (documented whatever the configuration), the database, a
+        // shutdown; 401 (and a 403 without scope) the bearer authentication's (AUTH_MODE=jwt).
+        ['201', '400', '401', '403', '405', '408', '409', '413', '415', '429', '500', '503'].sort(),
       );
       expect(Object.keys(responses('/api/clients/{id}', 'get')).sort()).toEqual(
-        ['200', '400', '401', '403', '404', '429', '500', '503'].sort(),
+        ['200', '400', '401', '403', '404', '405', '429', '500', '503'].sort(),
       );
       expect(Object.keys(responses('/api/clients/{id}/passport', 'put')).sort()).toEqual(
-        ['200', '400', '401', '403', '404', '408', '409', '413', '415', '429', '500', '503'].sort(),
+        [
+          '200',
+          '400',
+          '401',
+          '403',
+          '404',
+          '405',
+          '408',
+          '409',
+          '413',
+          '415',
+          '429',
+          '500',
+          '503',
+        ].sort(),
       );
       for (const [path, method] of [
         ['/api/clients', 'post'],

@@ -12,7 +12,7 @@ export class RegistrationExceptionFilter extends ErrorShapeFilter {
     retryAfter: 'Через сколько секунд повторить запрос',
     requestTimeout: 'Запрос (заголовки и тело) не получен вовремя',
     tooManyRequests:
-      'Больше RATE_LIMIT запросов с адреса клиента за RATE_LIMIT_WINDOW_MS (только если RATE_LIMIT задан)',
+      'Больше RATE_LIMIT запросов от вызывающего (субъект токена при AUTH_MODE=jwt, иначе адрес клиента) за RATE_LIMIT_WINDOW_MS по всем маршрутам (только если RATE_LIMIT задан)',
     payloadTooLarge: 'Тело запроса больше 1 МиБ',
     unsupportedMediaType: 'Тело запроса не в формате application/json',
     alsoMalformedJson: 'Также: тело запроса — некорректный JSON',
@@ -21,9 +21,14 @@ export class RegistrationExceptionFilter extends ErrorShapeFilter {
     requestId:
       'X-Request-Id запроса (если это 1-128 символов A-Z a-z 0-9 . _ : -), иначе новый UUID; ' +
       'записи журнала о запросе содержат его',
-    rateLimitLimit: 'Сколько запросов разрешено за окно (только если RATE_LIMIT задан)',
-    rateLimitRemaining: 'Сколько запросов осталось в текущем окне (только если RATE_LIMIT задан)',
-    rateLimitReset: 'Через сколько секунд окно начнётся заново (только если RATE_LIMIT задан)',
+    methodNotAllowed:
+      'Путь существует, но не поддерживает этот метод; заголовок Allow перечисляет поддерживаемые',
+    allow: 'Методы, которые поддерживает путь',
+    rateLimitPolicy:
+      'Ограничение частоты (RateLimit-Policy, черновик IETF): q запросов за w секунд на вызывающего — субъект ' +
+      'токена при AUTH_MODE=jwt, иначе адрес клиента; считаются все маршруты, кроме проверки здоровья (только если RATE_LIMIT задан)',
+    rateLimit:
+      'Квота вызывающего сейчас (RateLimit, черновик IETF): r запросов осталось, через t секунд она восстановится (только если RATE_LIMIT задан)',
 
     bearerScheme:
       'JWT настроенного издателя с областью доступа, указанной у операции в x-required-scopes ' +

@@ -16,6 +16,28 @@ interface HttpRequest {
   auth?: VerifiedToken;
 }
 
+/** The verification of each request's bearer token (see verifyBearerToken). */
+const verifications = new WeakMap<object, Promise<VerifiedToken>>();
+
+/**
+ * The request's bearer token, verified once per request whoever asks first (the rate limit
+ * keys on its subject before the guard checks its scopes); undefined without a bearer token.
+ */
+export function verifyBearerToken(
+  request: HttpRequest,
+  verifier: TokenVerifier,
+): Promise<VerifiedToken> | undefined {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? BEARER.exec(header) : null;
+  if (!match) return undefined;
+  let verification = verifications.get(request);
+  if (!verification) {
+    verification = verifier.verify(match[1]);
+    verifications.set(request, verification);
+  }
+  return verification;
+}
+
 /**
  * With AUTH_MODE=jwt: 401 without a valid bearer token, 403 when the token lacks a scope the
  * operation requires. With AUTH_MODE=none every request passes. Guards run before pipes, so an
@@ -34,10 +56,9 @@ export class BearerAuthGuard implements CanActivate {
     const required =
       this.reflector.get<string[] | undefined>(REQUIRED_SCOPES, context.getHandler()) ?? [];
     const request = context.switchToHttp().getRequest<HttpRequest>();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? BEARER.exec(header) : null;
-    if (!match) throw new MissingBearerTokenError(this.settings.realm);
-    const token = await this.verifier.verify(match[1]);
+    const verification = verifyBearerToken(request, this.verifier);
+    if (!verification) throw new MissingBearerTokenError(this.settings.realm);
+    const token = await verification;
     if (!required.every((scope) => token.scopes.has(scope))) {
       throw new InsufficientScopeError(this.settings.realm, required);
     }

@@ -22,6 +22,7 @@ describe('databaseUnavailable', () => {
     ['database renamed away (3D000)', pgError('3D000'), 'connection'],
     ['too many connections (53300)', pgError('53300'), 'overloaded'],
     ['statement_timeout (57014)', failedQuery(pgError('57014')), 'statement-timeout'],
+    ['a read-only standby (25006)', failedQuery(pgError('25006')), 'read-only'],
     [
       'connection refused',
       pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),

@@ -43,9 +43,14 @@ export function uniqueViolationConstraint(error: unknown): string | undefined {
  * - `statement-timeout`: statement_timeout cancelled the statement (57014). Every statement
  *   here is an index look-up or a short write, so the time went on waiting (locks, an
  *   overloaded server): worth a retry, not a bug report.
+ * - `read-only`: the server takes no writes (25006): a standby answered, e.g. while a failover
+ *   or a restarted primary's recovery lets a router send connections to it for a moment.
  */
 export type DatabaseUnavailableKind =
-  'connection' | 'pool-timeout' | 'overloaded' | 'statement-timeout';
+  'connection' | 'pool-timeout' | 'overloaded' | 'statement-timeout' | 'read-only';
+
+/** cannot execute <statement> in a read-only transaction. */
+const PG_READ_ONLY_SQL_TRANSACTION = '25006';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -71,6 +76,7 @@ function kindOfSqlState(code: string): DatabaseUnavailableKind | undefined {
   }
   if (code.startsWith('53')) return 'overloaded';
   if (code === PG_QUERY_CANCELED) return 'statement-timeout';
+  if (code === PG_READ_ONLY_SQL_TRANSACTION) return 'read-only';
   return undefined;
 }
 

@@ -18,9 +18,8 @@ export const CORS_EXPOSED_HEADERS = [
   'X-Request-Id',
   'Idempotent-Replayed',
   'Retry-After',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
 ] as const;
 
 /** How long a browser may cache a preflight (Chromium caps it at 2 hours). */

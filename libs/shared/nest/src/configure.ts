@@ -18,6 +18,7 @@ import {
   installSecurityHeaders,
   installTimeouts,
   installTrustProxy,
+  MethodNotAllowedError,
   parseTrustProxy,
   routeMethodsOf,
   ShuttingDownError,
@@ -128,6 +129,8 @@ function platformAnswers(filter: ErrorShapeFilter): PlatformAnswers {
       ),
       malformedJson: filter.example({ code: 'FST_ERR_CTP_INVALID_JSON_BODY' }, EXAMPLE_TIMESTAMP),
       internalError: filter.example(new Error('unexpected'), EXAMPLE_TIMESTAMP),
+      methodNotAllowed: (method: string, allowed: string[]) =>
+        filter.example(new MethodNotAllowedError(method, allowed), EXAMPLE_TIMESTAMP),
 
       missingToken: filter.example(new MissingBearerTokenError('service'), EXAMPLE_TIMESTAMP),
       invalidToken: filter.example(

@@ -1,15 +1,5 @@
-import {
-  DynamicModule,
-  ExecutionContext,
-  Global,
-  Injectable,
-  Module,
-  OnApplicationShutdown,
-  Provider,
-} from '@nestjs/common';
+import { DynamicModule, Global, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { DATABASE_SETTINGS, DatabaseSettings } from '@bank/shared/database';
 import { MetricsModule } from '@bank/shared/metrics';
@@ -19,7 +9,8 @@ import { stopTracing } from '@bank/shared/tracing';
 import { AuthModule } from '@bank/shared/auth';
 import { authSettingsOf, BaseEnvironment, validateEnvironment } from '@bank/shared/config';
 import { logFormat, loggerParams } from '@bank/shared/logging';
-import { HealthController, SERVICE_NAME } from './health/health.controller';
+import { SERVICE_NAME } from './health/health.controller';
+import { rateLimitModule } from './rate-limit';
 
 /** Injection token of the service's validated environment (its own subclass of BaseEnvironment). */
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
@@ -58,33 +49,10 @@ export class CoreModule {
     };
   }
 
-  /**
-   * RATE_LIMIT requests per RATE_LIMIT_WINDOW_MS per client address on every route but the
-   * health check (probes must never be throttled); 429 in the service's error shape. The
-   * client address is the one Fastify resolves (request.ip): the socket's peer, or with
-   * TRUST_PROXY the nearest X-Forwarded-For entry not added by a trusted proxy.
-   * RATE_LIMIT=0 registers nothing.
-   */
-  private static rateLimit(env: BaseEnvironment): {
-    imports: DynamicModule[];
-    providers: Provider[];
-  } {
-    if (!env.RATE_LIMIT) return { imports: [], providers: [] };
-    return {
-      imports: [
-        ThrottlerModule.forRoot({
-          throttlers: [{ ttl: env.RATE_LIMIT_WINDOW_MS, limit: env.RATE_LIMIT }],
-          skipIf: (context: ExecutionContext) => context.getClass() === HealthController,
-        }),
-      ],
-      providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
-    };
-  }
-
   static forRoot<T extends BaseEnvironment>(options: CoreModuleOptions<T>): DynamicModule {
     const env = validateEnvironment(options.environment, { ...process.env, ...options.overrides });
     const databaseSettings = CoreModule.databaseSettings(env, options.serviceName);
-    const rateLimit = CoreModule.rateLimit(env);
+    const rateLimit = rateLimitModule(env.RATE_LIMIT, env.RATE_LIMIT_WINDOW_MS);
     return {
       module: CoreModule,
       imports: [

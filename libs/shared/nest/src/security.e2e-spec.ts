@@ -19,6 +19,11 @@ class ProbeController {
   ping(): { ok: true } {
     return { ok: true };
   }
+
+  @Get('pong')
+  pong(): { ok: true } {
+    return { ok: true };
+  }
 }
 
 /** This test's own error body: the problem the filter reduced the failure to. */
@@ -44,9 +49,10 @@ class ProbeExceptionFilter extends ErrorShapeFilter {
     alsoMalformedJson: 'also malformed JSON',
     internalError: 'internal error',
     requestId: 'request id',
-    rateLimitLimit: 'rate limit',
-    rateLimitRemaining: 'rate limit remaining',
-    rateLimitReset: 'rate limit reset',
+    methodNotAllowed: 'method not allowed',
+    allow: 'allow',
+    rateLimitPolicy: 'rate limit policy',
+    rateLimit: 'rate limit',
     bearerScheme: 'bearer',
     unauthorized: 'unauthorized',
     wwwAuthenticate: 'challenge',
@@ -172,6 +178,64 @@ describe('rate limiting (RATE_LIMIT)', () => {
       expect(limited.headers['retry-after']).toBeDefined();
       for (let i = 0; i < 10; i++)
         expect((await request(t.url).get('/api/health')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts the requests of a caller to every route against one budget', async () => {
+    const t = await boot({ RATE_LIMIT: '3', TRUST_PROXY: 'loopback' });
+    try {
+      const get = (path: string, forwardedFor = '203.0.113.1') =>
+        request(t.url).get(path).set('x-forwarded-for', forwardedFor);
+      for (let i = 0; i < 3; i++) expect((await get('/t/ping')).status).toBe(200);
+      expect((await get('/t/pong')).status).toBe(429);
+      // Another client address behind the trusted proxy has its own budget.
+      expect((await get('/t/pong', '203.0.113.2')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('tells the caller its quota: RateLimit-Policy and RateLimit, Retry-After on the 429', async () => {
+    const t = await boot({ RATE_LIMIT: '3', RATE_LIMIT_WINDOW_MS: '60000' });
+    try {
+      const answers = [];
+      for (let i = 0; i < 4; i++)
+        answers.push(await request(t.url).get(i % 2 ? '/t/pong' : '/t/ping'));
+      expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 429]);
+      for (const res of answers) expect(res.headers['ratelimit-policy']).toBe('"default";q=3;w=60');
+      const remaining = answers.map((res) => /;r=(\d+);/.exec(res.headers.ratelimit)?.[1]);
+      expect(remaining).toEqual(['2', '1', '0', '0']);
+      for (const res of answers.slice(0, 3)) {
+        expect(res.headers.ratelimit).toMatch(/^"default";r=\d+;t=\d+$/);
+        const reset = Number(/;t=(\d+)$/.exec(res.headers.ratelimit)?.[1]);
+        expect(reset).toBeGreaterThan(0);
+        expect(reset).toBeLessThanOrEqual(60);
+        expect(res.headers['retry-after']).toBeUndefined();
+      }
+      const limited = answers[3];
+      expect(limited.headers.ratelimit).toBe(`"default";r=0;t=${limited.headers['retry-after']}`);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+      for (const res of answers)
+        expect(Object.keys(res.headers).filter((name) => name.startsWith('x-ratelimit'))).toEqual(
+          [],
+        );
+      // The health check is neither counted nor labelled.
+      const health = await request(t.url).get('/api/health');
+      expect([health.status, health.headers.ratelimit]).toEqual([200, undefined]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('leaves out the window when RATE_LIMIT_WINDOW_MS is no whole number of seconds', async () => {
+    const t = await boot({ RATE_LIMIT: '3', RATE_LIMIT_WINDOW_MS: '1500' });
+    try {
+      expect((await request(t.url).get('/t/ping')).headers['ratelimit-policy']).toBe(
+        '"default";q=3',
+      );
     } finally {
       await t.close();
     }

@@ -28,6 +28,11 @@ export interface ApiDocumentSettings {
   tags: { name: string; description: string }[];
   /** Adds document-specific parts (security schemes). */
   customize?: (builder: DocumentBuilder) => DocumentBuilder;
+  /**
+   * The summary of each callback operation, by callback name (@nestjs/swagger's ApiCallbacks
+   * cannot give one); a callback operation that has a summary keeps it.
+   */
+  callbackSummaries?: Record<string, string>;
 }
 
 export interface SwaggerSettings {
@@ -52,6 +57,8 @@ export interface PlatformAnswers {
     unsupportedMediaType: object;
     malformedJson: object;
     internalError: object;
+    /** The 405 to a method the path does not support, and the methods it does (Allow). */
+    methodNotAllowed: (method: string, allowed: string[]) => object;
     /** The bearer authentication's answers (operations with RequireScopes). */
     missingToken: object;
     invalidToken: object;
@@ -72,10 +79,13 @@ export interface PlatformAnswers {
     /** Appended to the description of a 400 of an operation with a body. */
     alsoMalformedJson: string;
     internalError: string;
+    /** The 405 of every operation: the path exists, the method is not one of its. */
+    methodNotAllowed: string;
+    allow: string;
     requestId: string;
-    rateLimitLimit: string;
-    rateLimitRemaining: string;
-    rateLimitReset: string;
+    /** The IETF draft's RateLimit-Policy and RateLimit fields (see libs/shared/nest rate-limit). */
+    rateLimitPolicy: string;
+    rateLimit: string;
     /** The bearer scheme's description. */
     bearerScheme: string;
     unauthorized: string;
@@ -92,8 +102,63 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 /** The response header every answer carries (see installRequestId). */
 export const REQUEST_ID_RESPONSE_HEADER = 'X-Request-Id';
 
+/**
+ * The rate limit's fields (draft-ietf-httpapi-ratelimit-headers) on every answer the rate limit
+ * counted, and the forms they take (libs/shared/nest rate-limit.ts writes them).
+ */
+export const RATE_LIMIT_POLICY_HEADER = 'RateLimit-Policy';
+export const RATE_LIMIT_HEADER = 'RateLimit';
+export const RATE_LIMIT_POLICY_PATTERN = '^"[a-z-]+";q=\\d+(;w=\\d+)?$';
+export const RATE_LIMIT_PATTERN = '^"[a-z-]+";r=\\d+;t=\\d+$';
+
 function isHealth(operation: OperationObject): boolean {
   return operation.operationId?.startsWith('Health_') ?? false;
+}
+
+/**
+ * The operations anyone may call declare so (`security: []`) instead of leaving it unsaid: the
+ * health check and the probes (the kubelet calls them without credentials). A new operation
+ * without security still fails the lint (security-defined), until it gets its own.
+ */
+function documentPublicOperations(document: OpenAPIObject): void {
+  for (const path of Object.values(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation: OperationObject | undefined = path[method];
+      if (operation && isHealth(operation)) operation.security = [];
+    }
+  }
+}
+
+/**
+ * The callbacks' operations (the requests this service sends to a subscriber's URL): the
+ * summary the settings give each, and `security: []`, since the API's security schemes are
+ * how a client calls this service, not how it calls the subscriber (its credential is the
+ * signature the operation describes).
+ */
+function documentCallbacks(document: OpenAPIObject, summaries: Record<string, string>): void {
+  for (const path of Object.values(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      for (const [name, callback] of Object.entries(path[method]?.callbacks ?? {})) {
+        for (const item of Object.values(callback as Record<string, Record<string, unknown>>)) {
+          for (const callbackMethod of HTTP_METHODS) {
+            const operation = item[callbackMethod] as OperationObject | undefined;
+            if (!operation) continue;
+            if (!operation.summary && summaries[name]) operation.summary = summaries[name];
+            operation.security ??= [];
+          }
+        }
+      }
+    }
+  }
+}
+
+/** The methods a path of the document answers (Allow): its operations', HEAD with GET. */
+function allowedMethods(path: Record<string, unknown>): string[] {
+  const methods = HTTP_METHODS.filter((method) => path[method]).map((method) =>
+    method.toUpperCase(),
+  );
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+  return methods.sort();
 }
 
 /**
@@ -126,20 +191,39 @@ function documentPlatformAnswers(document: OpenAPIObject, answers: PlatformAnswe
   };
   const requestId = requestIdHeader(texts);
   const rateLimit: Record<string, HeaderObject> = {
-    'X-RateLimit-Limit': { description: texts.rateLimitLimit, schema: { type: 'integer' } },
-    'X-RateLimit-Remaining': {
-      description: texts.rateLimitRemaining,
-      schema: { type: 'integer', minimum: 0 },
+    [RATE_LIMIT_POLICY_HEADER]: {
+      description: texts.rateLimitPolicy,
+      schema: { type: 'string', pattern: RATE_LIMIT_POLICY_PATTERN, example: '"default";q=100;w=60' },
     },
-    'X-RateLimit-Reset': { description: texts.rateLimitReset, schema: { type: 'integer' } },
+    [RATE_LIMIT_HEADER]: {
+      description: texts.rateLimit,
+      schema: { type: 'string', pattern: RATE_LIMIT_PATTERN, example: '"default";r=42;t=17' },
+    },
   };
   const addIfMissing = (operation: OperationObject, status: string, response: ResponseObject) => {
     if (!operation.responses[status]) operation.responses[status] = response;
   };
   for (const path of Object.values(document.paths)) {
+    const allowed = allowedMethods(path as Record<string, unknown>);
+    // A method the path lacks, for the example (Allow is the same whichever it is).
+    const wrong = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET'].find((m) => !allowed.includes(m));
     for (const method of HTTP_METHODS) {
       const operation: OperationObject | undefined = path[method];
       if (!operation) continue;
+      if (wrong) {
+        addIfMissing(operation, '405', {
+          description: texts.methodNotAllowed,
+          headers: {
+            Allow: {
+              description: texts.allow,
+              schema: { type: 'string', example: allowed.join(', ') },
+            },
+          },
+          content: errorContent({
+            methodNotAllowed: answers.examples.methodNotAllowed(wrong, allowed),
+          }),
+        });
+      }
       if (!isHealth(operation)) {
         const existing = operation.responses['503'] as ResponseObject | undefined;
         const existingJson = existing?.content?.['application/json'];
@@ -368,6 +452,8 @@ export function buildOpenApiDocuments(
       extraModels: settings.platformAnswers ? [settings.platformAnswers.body] : [],
     });
     relativeTo(document, documentSettings.prefix);
+    documentPublicOperations(document);
+    documentCallbacks(document, documentSettings.callbackSummaries ?? {});
     if (settings.platformAnswers) {
       documentPlatformAnswers(document, settings.platformAnswers);
       documentBearerAuth(document, settings.platformAnswers);

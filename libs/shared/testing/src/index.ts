@@ -10,3 +10,4 @@ export * from './metrics-text';
 export * from './otlp-receiver';
 
 export * from './test-token-issuer';
+export * from './declared-headers';

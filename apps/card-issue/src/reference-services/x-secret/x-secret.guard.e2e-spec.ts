@@ -147,6 +147,6 @@ describe('X-secret on the downstream services (e2e)', () => {
     expect(Object.keys(doc.paths).filter((path) => /-api\//.test(path))).toEqual([]);
     // Its own scheme is the optional bearer JWT (AUTH_MODE=jwt); X-secret is not among them.
     expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearer']);
-    expect(doc.paths['/api/health'].get.security).toBeUndefined();
+    expect(doc.paths['/api/health'].get.security).toEqual([]);
   });
 });
