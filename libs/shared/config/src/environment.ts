@@ -187,7 +187,11 @@ export class BaseEnvironment {
   @IsString()
   BUSINESS_TIME_ZONE = 'Europe/Moscow';
 
-  @Describe('Requests per window per client address (429 beyond); 0: no rate limit.')
+  @Describe(
+    'Requests per window per caller over every route but the health check (429 with ' +
+      "`Retry-After` beyond): the token's subject with `AUTH_MODE=jwt`, else the client address; " +
+      '0: no rate limit.',
+  )
   @Type(() => Number)
   @IsInt()
   @Min(0)
@@ -200,8 +204,8 @@ export class BaseEnvironment {
   RATE_LIMIT_WINDOW_MS = 60_000;
 
   @Describe(
-    "Proxies whose `X-Forwarded-For` is believed for the client address (the rate limit's " +
-      'key): a hop count (`1` behind one ingress) or a comma-separated list of addresses, CIDRs ' +
+    'Proxies whose `X-Forwarded-For` is believed for the client address (the key of the rate ' +
+      'limit without a token): a hop count (`1` behind one ingress) or a comma-separated list of addresses, CIDRs ' +
       'and `loopback`, `linklocal`, `uniquelocal`. `true` is refused: any client could name its ' +
       'own address.',
     { default: "unset: none (the socket's peer is the client)" },
