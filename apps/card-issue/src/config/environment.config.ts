@@ -300,6 +300,16 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Max(1_000)
   WEBHOOK_SUBSCRIPTION_CONCURRENCY = 2;
 
+  /**
+   * A subscription whose attempts have all failed for this long (its run of failures began
+   * this many hours ago and its latest attempt failed too) is disabled; 0: never.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(8_760)
+  WEBHOOK_AUTO_DISABLE_HOURS = 24;
+
   /** How long DELIVERED deliveries (and their attempts) are kept before the hourly purge. */
   @Type(() => Number)
   @IsInt()
@@ -340,6 +350,16 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(0)
   @Max(720)
   WEBHOOK_SECRET_OVERLAP_HOURS = 24;
+
+  /**
+   * The most subscriptions that may exist (disabled ones count): each one is a delivery row per
+   * event it wants, written in the statement of every change.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_MAX_SUBSCRIPTIONS = 100;
   // --- end of webhook subscriptions ---
 }
 

@@ -135,7 +135,8 @@ function claimDueSql(table: DeliveryTable, options: ClaimOptions): string {
     candidates = groupCandidatesSql(table, { ...options, groups: options.groups }, headOfLane);
     pick =
       options.pick ??
-      ((c) => `SELECT r.id FROM (${c}) r ORDER BY r.n, r.next_attempt_at, r.id LIMIT ${options.limit}`);
+      ((c) =>
+        `SELECT r.id FROM (${c}) r ORDER BY r.n, r.next_attempt_at, r.id LIMIT ${options.limit}`);
   } else {
     candidates = `SELECT o.id, o.next_attempt_at, ${table.lane.map((c) => `o.${c}`).join(', ')}
      FROM ${t} o

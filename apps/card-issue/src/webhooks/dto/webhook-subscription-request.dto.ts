@@ -111,7 +111,8 @@ export class UpdateWebhookSubscriptionDto {
 
   @ApiPropertyOptional({
     description:
-      'false: no new event is written for it (deliveries already written still go out); true: events resume from the next change',
+      'false: no new event is written for it (deliveries already written still go out); true: events resume from ' +
+      'the next change, and a subscription the service disabled (autoDisabledAt) starts afresh, its waiting deliveries going out',
   })
   @IsOmittable()
   @IsBoolean()
