@@ -317,8 +317,9 @@ export class CardIssueEnvironment extends BaseEnvironment {
   WEBHOOK_RETENTION_HOURS = 168;
 
   /**
-   * Address ranges webhook targets may use although private, loopback or link-local (comma
-   * list of CIDRs or addresses; default none). Tests: 127.0.0.0/8.
+   * Address ranges webhook targets may use although not globally reachable (private, loopback,
+   * link-local, the special-purpose registries, this host's own addresses: docs/webhooks.md
+   * "Safety"; comma list of CIDRs or addresses; default none). Tests: 127.0.0.0/8.
    */
   @Transform(emptyToUndefined)
   @IsOptional()
