@@ -19,6 +19,7 @@ import { HolderCreations1795430000000 } from './migrations/1795430000000-HolderC
 import { Webhooks1795440000000 } from './migrations/1795440000000-Webhooks';
 import { FailureReasonsWithoutPassports1795450000000 } from './migrations/1795450000000-FailureReasonsWithoutPassports';
 import { WebhookSubscriptionHealth1795460000000 } from './migrations/1795460000000-WebhookSubscriptionHealth';
+import { WebhookAttemptErrors1795470000000 } from './migrations/1795470000000-WebhookAttemptErrors';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -48,5 +49,6 @@ export const DATABASE_OPTIONS: Pick<
     Webhooks1795440000000,
     FailureReasonsWithoutPassports1795450000000,
     WebhookSubscriptionHealth1795460000000,
+    WebhookAttemptErrors1795470000000,
   ],
 };

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryStore } from '@bank/shared/delivery';
 import type { CorrelationHeaders } from '@bank/shared/tracing';
 import type { StoredWebhookEvent, WebhookEventType } from './webhook-events.model';
+import { publicAttemptError } from './webhook-attempt-errors';
 import {
   CLAIM_WEBHOOK_DELIVERIES_SQL,
   MARK_WEBHOOK_DELIVERED_SQL,
@@ -50,14 +51,23 @@ export interface WebhookAttempt {
   /** The receiver's HTTP status; null when none came (timeout, refused, connection error). */
   statusCode: number | null;
   latencyMs: number;
-  /** Why it failed; null for a delivered attempt. */
+  /**
+   * Why it failed: `HTTP <status>`, `target refused`, `connection failed` or `timeout`
+   * (ATTEMPT_ERRORS); null for a delivered attempt.
+   */
   error: string | null;
   /** The first characters (at most 256) of the response body. */
   responsePrefix: string | null;
 }
 
 /** What the sender reports of one attempt, for the log. */
-export type WebhookAttemptResult = Omit<WebhookAttempt, 'attempt'>;
+export type WebhookAttemptResult = Omit<WebhookAttempt, 'attempt'> & {
+  /**
+   * Why it failed in full (the rule, the resolver's answer, the socket error): for the service's
+   * log lines only, never stored, since API clients read the delivery log.
+   */
+  detail?: string;
+};
 
 /** One delivery in the log of its subscription (listForSubscription). */
 export interface WebhookDeliveryLogEntry {
@@ -205,13 +215,19 @@ export class WebhookDeliveriesRepository extends DeliveryStore {
       page.limit,
       page.offset,
     ]);
+    // Errors as the log shows them, also those stored with their details by an earlier version.
     return rows.map((row) => ({
       ...row,
+      lastError: publicAttemptError(row.lastError),
       nextAttemptAt: dateOf(row.nextAttemptAt),
       lastAttemptAt: dateOf(row.lastAttemptAt),
       createdAt: new Date(row.createdAt),
       deliveredAt: dateOf(row.deliveredAt),
-      attemptLog: row.attemptLog.map((attempt) => ({ ...attempt, at: new Date(attempt.at) })),
+      attemptLog: row.attemptLog.map((attempt) => ({
+        ...attempt,
+        error: publicAttemptError(attempt.error),
+        at: new Date(attempt.at),
+      })),
     }));
   }
 }

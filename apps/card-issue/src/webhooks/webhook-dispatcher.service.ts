@@ -216,6 +216,7 @@ export class WebhookDispatcherService extends DeliveryService {
             eventId: delivery.eventId,
             attempts: delivery.attempts,
             lastError: result.error,
+            detail: result.detail,
           },
           'Webhook delivery given up after its last attempt (redeliver it through the API)',
         );
@@ -250,6 +251,7 @@ export class WebhookDispatcherService extends DeliveryService {
           failingSince: record.failingSince.toISOString(),
           consecutiveFailures: record.consecutiveFailures,
           lastError: result.error,
+          detail: result.detail,
           autoDisableHours: this.env.WEBHOOK_AUTO_DISABLE_HOURS,
         },
         'Webhook subscription disabled: its attempts have all failed for WEBHOOK_AUTO_DISABLE_HOURS; its deliveries wait until it is enabled again (PATCH enabled=true)',
