@@ -647,7 +647,7 @@ export interface components {
         };
         CreateWebhookSubscriptionDto: {
             /**
-             * @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, no private, loopback, link-local, CGNAT or unspecified address (literal or resolved at delivery) unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.
+             * @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, and only a globally reachable address, literal or resolved at delivery: not private, loopback, link-local, CGNAT, multicast, any block of the IANA special-purpose registries or the service host itself, unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.
              * @example https://receiver.example.com/card-issue-events
              */
             url: string;
@@ -760,7 +760,7 @@ export interface components {
             updatedAt: string;
         };
         UpdateWebhookSubscriptionDto: {
-            /** @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, no private, loopback, link-local, CGNAT or unspecified address (literal or resolved at delivery) unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed. */
+            /** @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, and only a globally reachable address, literal or resolved at delivery: not private, loopback, link-local, CGNAT, multicast, any block of the IANA special-purpose registries or the service host itself, unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed. */
             url?: string;
             /** @description The event types to receive (at least one, no repeats); each event is described by the schema WebhookEventDto; replaces the stored list (events already written still go out) */
             eventTypes?: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
@@ -797,7 +797,7 @@ export interface components {
             /** @example 87 */
             latencyMs: number;
             /**
-             * @description Why the attempt failed (timeout, refused address, connection error, status); null when delivered
+             * @description Why the attempt failed: HTTP <status> (an answer other than 2xx), target refused (the URL or the addresses its host resolves to are not allowed targets: nothing was sent), connection failed (no answer: the name did not resolve, the connection was refused or reset, TLS failed) or timeout (no status within WEBHOOK_TIMEOUT_MS). Never an address or a resolver answer. null when delivered
              * @example HTTP 503
              */
             error: string | null;
@@ -829,6 +829,10 @@ export interface components {
             lastAttemptAt: string | null;
             lastStatusCode: number | null;
             lastLatencyMs: number | null;
+            /**
+             * @description Of the last attempt. Why the attempt failed: HTTP <status> (an answer other than 2xx), target refused (the URL or the addresses its host resolves to are not allowed targets: nothing was sent), connection failed (no answer: the name did not resolve, the connection was refused or reset, TLS failed) or timeout (no status within WEBHOOK_TIMEOUT_MS). Never an address or a resolver answer. null when delivered
+             * @example connection failed
+             */
             lastError: string | null;
             /** @description ISO 8601 instant in UTC with milliseconds */
             createdAt: string;
