@@ -170,7 +170,7 @@ export interface paths {
         head?: never;
         /**
          * Change a subscription
-         * @description Only the fields sent change. enabled=false stops new events from being written for it; deliveries already written still go out. New event types apply to the changes after this one.
+         * @description Only the fields sent change. enabled=false stops new events from being written for it; deliveries already written still go out. New event types apply to the changes after this one. enabled=true on a subscription the service disabled (autoDisabledAt) re-enables it: autoDisabledAt, consecutiveFailures and failingSince are cleared and its waiting deliveries go out.
          */
         patch: operations["WebhookSubscriptions_update"];
         trace?: never;
@@ -647,7 +647,7 @@ export interface components {
         };
         CreateWebhookSubscriptionDto: {
             /**
-             * @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, no private, loopback, link-local, CGNAT or unspecified address (literal or resolved at delivery) unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.
+             * @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, and only a globally reachable address, literal or resolved at delivery: not private, loopback, link-local, CGNAT, multicast, any block of the IANA special-purpose registries or the service host itself, unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.
              * @example https://receiver.example.com/card-issue-events
              */
             url: string;
@@ -682,8 +682,23 @@ export interface components {
             eventTypes: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
             /** @example Partner portal */
             description: string | null;
-            /** @description false: no event is written for it */
+            /** @description false: no event is written for it. The service sets it to false itself when autoDisabledAt is set */
             enabled: boolean;
+            /**
+             * @description Failed attempts in a row to its URL (non-2xx, timeout, connection failed, target refused); 0 once one succeeds
+             * @example 0
+             */
+            consecutiveFailures: number;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds: when the current run of failed attempts began (no attempt has succeeded since); null when its latest attempt succeeded or none was made
+             * @example null
+             */
+            failingSince: string | null;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds: when the service disabled it because its attempts had all failed for WEBHOOK_AUTO_DISABLE_HOURS (default 24). Its deliveries wait, and no event is written for it, until PATCH sets enabled to true, which clears this and its run of failures. null: not disabled by the service
+             * @example null
+             */
+            autoDisabledAt: string | null;
             /**
              * @description ISO 8601 instant in UTC with milliseconds
              * @example 2026-11-25T12:00:00.000Z
@@ -716,8 +731,23 @@ export interface components {
             eventTypes: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
             /** @example Partner portal */
             description: string | null;
-            /** @description false: no event is written for it */
+            /** @description false: no event is written for it. The service sets it to false itself when autoDisabledAt is set */
             enabled: boolean;
+            /**
+             * @description Failed attempts in a row to its URL (non-2xx, timeout, connection failed, target refused); 0 once one succeeds
+             * @example 0
+             */
+            consecutiveFailures: number;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds: when the current run of failed attempts began (no attempt has succeeded since); null when its latest attempt succeeded or none was made
+             * @example null
+             */
+            failingSince: string | null;
+            /**
+             * @description ISO 8601 instant in UTC with milliseconds: when the service disabled it because its attempts had all failed for WEBHOOK_AUTO_DISABLE_HOURS (default 24). Its deliveries wait, and no event is written for it, until PATCH sets enabled to true, which clears this and its run of failures. null: not disabled by the service
+             * @example null
+             */
+            autoDisabledAt: string | null;
             /**
              * @description ISO 8601 instant in UTC with milliseconds
              * @example 2026-11-25T12:00:00.000Z
@@ -730,13 +760,13 @@ export interface components {
             updatedAt: string;
         };
         UpdateWebhookSubscriptionDto: {
-            /** @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, no private, loopback, link-local, CGNAT or unspecified address (literal or resolved at delivery) unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed. */
+            /** @description Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, and only a globally reachable address, literal or resolved at delivery: not private, loopback, link-local, CGNAT, multicast, any block of the IANA special-purpose registries or the service host itself, unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed. */
             url?: string;
             /** @description The event types to receive (at least one, no repeats); each event is described by the schema WebhookEventDto; replaces the stored list (events already written still go out) */
             eventTypes?: ("card_issue.created" | "card_issue.failed" | "card_issue.status_changed")[];
             /** @description null clears it */
             description?: string | null;
-            /** @description false: no new event is written for it (deliveries already written still go out); true: events resume from the next change */
+            /** @description false: no new event is written for it (deliveries already written still go out); true: events resume from the next change, and a subscription the service disabled (autoDisabledAt) starts afresh, its waiting deliveries going out */
             enabled?: boolean;
         };
         RotatedWebhookSecretDto: {
@@ -767,7 +797,7 @@ export interface components {
             /** @example 87 */
             latencyMs: number;
             /**
-             * @description Why the attempt failed (timeout, refused address, connection error, status); null when delivered
+             * @description Why the attempt failed: HTTP <status> (an answer other than 2xx), target refused (the URL or the addresses its host resolves to are not allowed targets: nothing was sent), connection failed (no answer: the name did not resolve, the connection was refused or reset, TLS failed) or timeout (no status within WEBHOOK_TIMEOUT_MS). Never an address or a resolver answer. null when delivered
              * @example HTTP 503
              */
             error: string | null;
@@ -799,6 +829,10 @@ export interface components {
             lastAttemptAt: string | null;
             lastStatusCode: number | null;
             lastLatencyMs: number | null;
+            /**
+             * @description Of the last attempt. Why the attempt failed: HTTP <status> (an answer other than 2xx), target refused (the URL or the addresses its host resolves to are not allowed targets: nothing was sent), connection failed (no answer: the name did not resolve, the connection was refused or reset, TLS failed) or timeout (no status within WEBHOOK_TIMEOUT_MS). Never an address or a resolver answer. null when delivered
+             * @example connection failed
+             */
             lastError: string | null;
             /** @description ISO 8601 instant in UTC with milliseconds */
             createdAt: string;
@@ -1752,6 +1786,17 @@ export interface operations {
             };
             /** @description The request (headers and body) did not arrive in time */
             408: {
+                headers: {
+                    /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardIssueErrorBody"];
+                };
+            };
+            /** @description WEBHOOK_MAX_SUBSCRIPTIONS (default 100) subscriptions exist already, disabled ones included: delete one first */
+            409: {
                 headers: {
                     /** @description The X-Request-Id the request sent (when it is 1-128 characters of A-Z a-z 0-9 . _ : -), else a new UUID; the log lines of the request carry it */
                     "X-Request-Id"?: string;

@@ -355,6 +355,17 @@ export class CardIssueEnvironment extends BaseEnvironment {
   WEBHOOK_SUBSCRIPTION_CONCURRENCY = 2;
 
   @Describe(
+    'A webhook subscription whose attempts have all failed for this long (its run of failures ' +
+      'began this many hours ago and its latest attempt failed too) is disabled until a PATCH ' +
+      'with `enabled: true` (hours, 0-8760; 0: never).',
+  )
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(8_760)
+  WEBHOOK_AUTO_DISABLE_HOURS = 24;
+
+  @Describe(
     'How long DELIVERED webhook deliveries and their attempts are kept before the hourly purge ' +
       '(hours).',
   )
@@ -364,9 +375,10 @@ export class CardIssueEnvironment extends BaseEnvironment {
   WEBHOOK_RETENTION_HOURS = 168;
 
   @Describe(
-    'Address ranges webhook targets may use although private, loopback, link-local or CGNAT ' +
-      '(comma list of CIDRs or addresses; tests: `127.0.0.0/8`). Keep it unset in production ' +
-      'unless a receiver is internal (docs/security.md).',
+    'Address ranges webhook targets may use although not globally reachable (private, ' +
+      'loopback, link-local, the IANA special-purpose registries, this host\'s own addresses: ' +
+      'docs/webhooks.md "Safety"; comma list of CIDRs or addresses; tests: `127.0.0.0/8`). Keep ' +
+      'it unset in production unless a receiver is internal (docs/security.md).',
     { default: 'unset: none' },
   )
   @Transform(emptyToUndefined)
@@ -396,6 +408,16 @@ export class CardIssueEnvironment extends BaseEnvironment {
   @Min(0)
   @Max(720)
   WEBHOOK_SECRET_OVERLAP_HOURS = 24;
+
+  @Describe(
+    'The most webhook subscriptions that may exist (disabled ones count; one more is a 409): ' +
+      'each one is a delivery row per event it wants, written in the statement of every change.',
+  )
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_MAX_SUBSCRIPTIONS = 100;
 }
 
 /** The X-secret in force: X_SECRET, or the development fallback (never reached in production). */

@@ -18,6 +18,8 @@ import { OutboxTraceContext1795420000000 } from './migrations/1795420000000-Outb
 import { HolderCreations1795430000000 } from './migrations/1795430000000-HolderCreations';
 import { Webhooks1795440000000 } from './migrations/1795440000000-Webhooks';
 import { FailureReasonsWithoutPassports1795450000000 } from './migrations/1795450000000-FailureReasonsWithoutPassports';
+import { WebhookSubscriptionHealth1795460000000 } from './migrations/1795460000000-WebhookSubscriptionHealth';
+import { WebhookAttemptErrors1795470000000 } from './migrations/1795470000000-WebhookAttemptErrors';
 
 /** Every entity and migration of the service, listed so that a bundled build finds them. */
 export const DATABASE_OPTIONS: Pick<
@@ -46,5 +48,7 @@ export const DATABASE_OPTIONS: Pick<
     HolderCreations1795430000000,
     Webhooks1795440000000,
     FailureReasonsWithoutPassports1795450000000,
+    WebhookSubscriptionHealth1795460000000,
+    WebhookAttemptErrors1795470000000,
   ],
 };

@@ -4,10 +4,12 @@ import { DataSource } from 'typeorm';
 import { DeliveryStore } from '@bank/shared/delivery';
 import type { CorrelationHeaders } from '@bank/shared/tracing';
 import type { StoredWebhookEvent, WebhookEventType } from './webhook-events.model';
+import { publicAttemptError } from './webhook-attempt-errors';
 import {
   CLAIM_WEBHOOK_DELIVERIES_SQL,
   MARK_WEBHOOK_DELIVERED_SQL,
   PURGE_DELIVERED_WEBHOOKS_SQL,
+  RECORD_WEBHOOK_SUBSCRIPTION_FAILURE_SQL,
   REDELIVER_WEBHOOK_DELIVERY_SQL,
   SELECT_WEBHOOK_BACKLOG_SQL,
   SELECT_WEBHOOK_DELIVERY_LOG_SQL,
@@ -28,6 +30,16 @@ export interface ClaimedWebhookDelivery extends StoredWebhookEvent {
   url: string;
   /** The secrets that sign this attempt: the current one first, then the previous one while its overlap runs. */
   secrets: string[];
+  /** The subscription's run of failed attempts when it was claimed (0: its latest succeeded). */
+  subscriptionFailures: number;
+}
+
+/** A subscription after a failed attempt (RECORD_WEBHOOK_SUBSCRIPTION_FAILURE_SQL). */
+export interface SubscriptionFailureRecord {
+  consecutiveFailures: number;
+  failingSince: Date;
+  /** This failure disabled it (WEBHOOK_AUTO_DISABLE_HOURS). */
+  disabled: boolean;
 }
 
 /** One attempt as the log records it. */
@@ -39,14 +51,23 @@ export interface WebhookAttempt {
   /** The receiver's HTTP status; null when none came (timeout, refused, connection error). */
   statusCode: number | null;
   latencyMs: number;
-  /** Why it failed; null for a delivered attempt. */
+  /**
+   * Why it failed: `HTTP <status>`, `target refused`, `connection failed` or `timeout`
+   * (ATTEMPT_ERRORS); null for a delivered attempt.
+   */
   error: string | null;
   /** The first characters (at most 256) of the response body. */
   responsePrefix: string | null;
 }
 
 /** What the sender reports of one attempt, for the log. */
-export type WebhookAttemptResult = Omit<WebhookAttempt, 'attempt'>;
+export type WebhookAttemptResult = Omit<WebhookAttempt, 'attempt'> & {
+  /**
+   * Why it failed in full (the rule, the resolver's answer, the socket error): for the service's
+   * log lines only, never stored, since API clients read the delivery log.
+   */
+  detail?: string;
+};
 
 /** One delivery in the log of its subscription (listForSubscription). */
 export interface WebhookDeliveryLogEntry {
@@ -104,32 +125,59 @@ export class WebhookDeliveriesRepository extends DeliveryStore {
   }
 
   /**
-   * Claims due deliveries under a lease (CLAIM_WEBHOOK_DELIVERIES_SQL): up to `limit`, none of
-   * a subscription in `busy` beyond its free slots, up to `perSubscription` of any other.
+   * Claims due deliveries under a lease (CLAIM_WEBHOOK_DELIVERIES_SQL), subscriptions in turn:
+   * up to `limit`, each subscription up to `perSubscription` (1 while failing) less what it has
+   * in flight here (`inFlight`), and at most `failingSlots` of failing subscriptions together.
    */
   claim(options: {
     limit: number;
     leaseMs: number;
-    busy: ReadonlyMap<string, number>;
+    inFlight: ReadonlyMap<string, number>;
     perSubscription: number;
+    failingSlots: number;
   }): Promise<ClaimedWebhookDelivery[]> {
-    const busy = [...options.busy.entries()];
+    const inFlight = [...options.inFlight.entries()];
     return this.dataSource.query<ClaimedWebhookDelivery[]>(CLAIM_WEBHOOK_DELIVERIES_SQL, [
       options.limit,
       options.leaseMs,
-      busy.map(([subscriptionId]) => subscriptionId),
-      busy.map(([, free]) => free),
+      inFlight.map(([subscriptionId]) => subscriptionId),
+      inFlight.map(([, count]) => count),
       options.perSubscription,
-      // Candidates beyond the limit, so one subscription at its cap does not fill the window.
-      options.limit + busy.length * options.perSubscription + 16,
+      Math.max(0, options.failingSlots),
     ]);
   }
 
+  /** Records a 2xx attempt; ends the subscription's run of failures, if any. */
   async markDelivered(
     delivery: ClaimedWebhookDelivery,
     result: WebhookAttemptResult,
   ): Promise<void> {
-    await this.dataSource.query(MARK_WEBHOOK_DELIVERED_SQL, attemptParams(delivery, result));
+    await this.dataSource.query(MARK_WEBHOOK_DELIVERED_SQL, [
+      ...attemptParams(delivery, result),
+      delivery.subscriptionId,
+    ]);
+  }
+
+  /**
+   * A failed attempt of the subscription (RECORD_WEBHOOK_SUBSCRIPTION_FAILURE_SQL): its run of
+   * failures grows, it backs off for `delayMs`, and it is disabled once the run is older than
+   * `autoDisableHours` (0: never). Null when it was deleted meanwhile.
+   */
+  async recordSubscriptionFailure(
+    delivery: ClaimedWebhookDelivery,
+    result: WebhookAttemptResult,
+    delayMs: number,
+    autoDisableHours: number,
+  ): Promise<SubscriptionFailureRecord | null> {
+    const [row] = await this.dataSource.query<
+      (Omit<SubscriptionFailureRecord, 'failingSince'> & { failingSince: number })[]
+    >(RECORD_WEBHOOK_SUBSCRIPTION_FAILURE_SQL, [
+      delivery.subscriptionId,
+      result.at,
+      Math.round(delayMs),
+      autoDisableHours,
+    ]);
+    return row ? { ...row, failingSince: new Date(row.failingSince) } : null;
   }
 
   /** Records a failed attempt; returns the state the delivery ends in (null: settled elsewhere). */
@@ -167,13 +215,19 @@ export class WebhookDeliveriesRepository extends DeliveryStore {
       page.limit,
       page.offset,
     ]);
+    // Errors as the log shows them, also those stored with their details by an earlier version.
     return rows.map((row) => ({
       ...row,
+      lastError: publicAttemptError(row.lastError),
       nextAttemptAt: dateOf(row.nextAttemptAt),
       lastAttemptAt: dateOf(row.lastAttemptAt),
       createdAt: new Date(row.createdAt),
       deliveredAt: dateOf(row.deliveredAt),
-      attemptLog: row.attemptLog.map((attempt) => ({ ...attempt, at: new Date(attempt.at) })),
+      attemptLog: row.attemptLog.map((attempt) => ({
+        ...attempt,
+        error: publicAttemptError(attempt.error),
+        at: new Date(attempt.at),
+      })),
     }));
   }
 }

@@ -69,30 +69,46 @@ export function webhookEventData(
 }
 
 /**
- * Claims up to $1 due deliveries under a lease of $2 ms and counts the attempt (claimDue),
- * with what the sender needs: the subscription's URL and the secrets that sign now (the current
- * one, and the previous one while its rotation overlap runs). $3 (uuid[]) and $4 (int[]) are the
- * subscriptions this process already has deliveries in flight for and the slots each has left;
- * any other subscription has $5 (WEBHOOK_SUBSCRIPTION_CONCURRENCY). A subscription without
- * slots is skipped, and no more than its slots are claimed for it, so a slow receiver holds at
- * most its own slots and never the process's. The candidates (at most $6, oldest due first) are
- * the heads of their pairs. Rows are ClaimedWebhookDelivery, oldest first.
+ * Claims up to $1 due deliveries under a lease of $2 ms and counts the attempt (claimDue, by
+ * subscription), with what the sender needs: the subscription's URL, the secrets that sign now
+ * (the current one, and the previous one while its rotation overlap runs) and its run of failures.
+ *
+ * Subscriptions are served in turn (docs/webhooks.md "Fairness between subscriptions"): each
+ * one's candidates are its own oldest due pair heads, read by its own probe of
+ * ix_webhook_deliveries_due_by_subscription, and the claim takes every subscription's first
+ * before any subscription's second; within a round the answering subscriptions (their latest
+ * attempt succeeded) come first, then oldest due first. A subscription takes no more than its
+ * free slots in this process: $5 (WEBHOOK_SUBSCRIPTION_CONCURRENCY) while it is answering, else
+ * 1 (a new subscription until it answers, a failing one), less what it has in flight here ($3
+ * uuid[] and $4 int[]: the subscriptions with deliveries in flight and how many). A subscription
+ * in its own back-off (retry_at) or disabled automatically is not served at all, and the failing
+ * ones together take at most $6 deliveries: receivers that do not answer, however many
+ * subscriptions point at them, never hold the slots an answering one could use. Rows are
+ * ClaimedWebhookDelivery, in id order.
  */
 export const CLAIM_WEBHOOK_DELIVERIES_SQL = WEBHOOK_TABLE.claimDue({
   with: `busy AS (
-   SELECT b.subscription_id, b.free FROM unnest($3::uuid[], $4::int[]) AS b(subscription_id, free)
+   SELECT b.subscription_id, b.in_flight FROM unnest($3::uuid[], $4::int[]) AS b(subscription_id, in_flight)
  )`,
-  where: `NOT EXISTS (SELECT 1 FROM busy b WHERE b.subscription_id = o.subscription_id AND b.free <= 0)`,
-  limit: '$6',
+  groups: {
+    column: 'subscription_id',
+    select: `SELECT f.grp, f.failing, f.answering, f.take FROM (
+       SELECT s.id AS grp, s.consecutive_failures > 0 AS failing, s.answering,
+              CASE WHEN s.answering THEN $5::int ELSE 1 END - coalesce(b.in_flight, 0) AS take
+       FROM webhook_subscriptions s LEFT JOIN busy b ON b.subscription_id = s.id
+       WHERE s.auto_disabled_at IS NULL AND (s.retry_at IS NULL OR s.retry_at <= now())
+         AND (s.consecutive_failures = 0 OR $6::int > 0)
+     ) f WHERE f.take > 0`,
+  },
+  limit: '$1',
   leaseMs: '$2',
   pick: (candidates) => `SELECT r.id FROM (
-       SELECT c.id, c.next_attempt_at,
-              row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at, c.id) AS n,
-              coalesce(b.free, $5::int) AS free
-       FROM (${candidates}) c LEFT JOIN busy b ON b.subscription_id = c.subscription_id
+       SELECT c.id, c.n, c.answering, c.next_attempt_at, c.failing,
+              count(*) FILTER (WHERE c.failing) OVER (ORDER BY c.n, c.next_attempt_at, c.id) AS failing_rank
+       FROM (${candidates}) c
      ) r
-     WHERE r.n <= r.free
-     ORDER BY r.next_attempt_at, r.id
+     WHERE NOT r.failing OR r.failing_rank <= $6::int
+     ORDER BY r.n, r.answering DESC, r.next_attempt_at, r.id
      LIMIT $1`,
   join: { from: 'webhook_subscriptions s', on: 's.id = q.subscription_id' },
   returning: `q.id::text AS id, q.subscription_id AS "subscriptionId", q.event_id AS "eventId",
@@ -100,7 +116,8 @@ export const CLAIM_WEBHOOK_DELIVERIES_SQL = WEBHOOK_TABLE.claimDue({
              floor(extract(epoch FROM q.occurred_at) * 1000)::float8 AS "occurredAt",
              q.attempts, q.trace_context AS "traceContext", s.url,
              array_remove(ARRAY[s.secret,
-               CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END], NULL) AS secrets`,
+               CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END], NULL) AS secrets,
+             s.consecutive_failures AS "subscriptionFailures"`,
 });
 
 /**
@@ -114,14 +131,46 @@ const INSERT_ATTEMPT = `INSERT INTO webhook_delivery_attempts (delivery_id, atte
 const LAST_ATTEMPT = `last_attempt_at = $3::timestamptz, last_status_code = $4::int, last_latency_ms = $5::int`;
 
 /**
- * Delivery $1 answered 2xx on attempt $2 (log columns as INSERT_ATTEMPT). Only a PENDING row
- * changes (a row redelivered by a replica whose lease ran out is already DELIVERED); the attempt
- * is logged either way.
+ * Delivery $1 of subscription $8 answered 2xx on attempt $2 (log columns as INSERT_ATTEMPT). Only
+ * a PENDING row changes (a row redelivered by a replica whose lease ran out is already
+ * DELIVERED); the attempt is logged either way. The subscription is answering, and its run of
+ * failures, if it had one, ends (a row already answering is left alone: no write per delivery).
  */
 export const MARK_WEBHOOK_DELIVERED_SQL = `WITH upd AS (
    ${WEBHOOK_TABLE.markDelivered({ id: '$1', set: LAST_ATTEMPT, onlyPending: true })}
+ ), recovered AS (
+   UPDATE webhook_subscriptions
+   SET answering = true, consecutive_failures = 0, failing_since = NULL, retry_at = NULL
+   WHERE id = $8::uuid AND (NOT answering OR consecutive_failures > 0 OR retry_at IS NOT NULL)
  )
  ${INSERT_ATTEMPT}`;
+
+/**
+ * An attempt for subscription $1, started at $2, failed: its run of failures grows by one (and
+ * begins at $2 unless one is running), and none of its deliveries is claimed for $3 ms (its own
+ * back-off, whatever request they belong to). When the run began more than $4 hours ago ($4 = 0:
+ * never), the subscription is disabled (enabled false, auto_disabled_at now) and its deliveries
+ * wait until it is enabled again. Answers {consecutiveFailures, failingSince, disabled}, disabled
+ * being true only for the failure that disabled it; no row when it was deleted meanwhile.
+ */
+export const RECORD_WEBHOOK_SUBSCRIPTION_FAILURE_SQL = `WITH before AS (
+   SELECT id, ($4::int > 0 AND auto_disabled_at IS NULL AND failing_since IS NOT NULL
+               AND failing_since <= now() - make_interval(hours => $4::int)) AS disable
+   FROM webhook_subscriptions WHERE id = $1::uuid
+ ), changed AS (
+   UPDATE webhook_subscriptions s
+   SET answering = false, consecutive_failures = s.consecutive_failures + 1,
+       failing_since = coalesce(s.failing_since, $2::timestamptz),
+       retry_at = greatest(s.retry_at, now() + make_interval(secs => $3::double precision / 1000)),
+       enabled = CASE WHEN before.disable THEN false ELSE s.enabled END,
+       auto_disabled_at = CASE WHEN before.disable THEN now() ELSE s.auto_disabled_at END,
+       updated_at = CASE WHEN before.disable THEN now() ELSE s.updated_at END
+   FROM before WHERE s.id = before.id
+   RETURNING s.consecutive_failures AS "consecutiveFailures",
+             floor(extract(epoch FROM s.failing_since) * 1000)::float8 AS "failingSince",
+             before.disable AS disabled
+ )
+ SELECT * FROM changed`;
 
 /**
  * Attempt $2 of delivery $1 failed (log columns as INSERT_ATTEMPT): DEAD once the delivery made

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { eventually } from '@bank/shared/testing';
 import type { CardIssueEnvironment } from '../config/environment.config';
@@ -10,7 +11,11 @@ import { WebhookDispatcherService } from './webhook-dispatcher.service';
 import type { WebhookPost, WebhookSender } from './webhook-sender';
 import type { WebhooksMetrics } from './webhooks.metrics';
 
-function delivery(id: string, subscriptionId = 'sub-a'): ClaimedWebhookDelivery {
+function delivery(
+  id: string,
+  subscriptionId = 'sub-a',
+  subscriptionFailures = 0,
+): ClaimedWebhookDelivery {
   return {
     id,
     subscriptionId,
@@ -24,34 +29,60 @@ function delivery(id: string, subscriptionId = 'sub-a'): ClaimedWebhookDelivery 
     traceContext: null,
     url: 'http://127.0.0.1:9/hook',
     secrets: ['whsec_dGVzdA=='],
+    subscriptionFailures,
   };
 }
+
+const FAILED: Partial<WebhookAttemptResult> = { statusCode: 503, error: 'HTTP 503' };
 
 /** A dispatcher over fakes: claims come from `due`, every POST waits until the test answers it. */
 function dispatcher(env: Partial<CardIssueEnvironment>) {
   const due: ClaimedWebhookDelivery[] = [];
-  const claims: { limit: number; busy: Map<string, number> }[] = [];
-  const posts: { post: WebhookPost; answer: () => void }[] = [];
+  const claims: {
+    limit: number;
+    inFlight: Map<string, number>;
+    perSubscription: number;
+    failingSlots: number;
+  }[] = [];
+  const posts: { post: WebhookPost; answer: (result?: Partial<WebhookAttemptResult>) => void }[] =
+    [];
+  const failures: { subscriptionId: string; delayMs: number; autoDisableHours: number }[] = [];
+  const failureRecord = { consecutiveFailures: 1, failingSince: new Date(0), disabled: false };
   const repository = {
-    claim: (options: { limit: number; busy: ReadonlyMap<string, number> }) => {
-      claims.push({ limit: options.limit, busy: new Map(options.busy) });
+    claim: (options: {
+      limit: number;
+      inFlight: ReadonlyMap<string, number>;
+      perSubscription: number;
+      failingSlots: number;
+    }) => {
+      claims.push({ ...options, inFlight: new Map(options.inFlight) });
       return Promise.resolve(due.splice(0, options.limit));
     },
     markDelivered: () => Promise.resolve(),
     settleFailure: () => Promise.resolve('PENDING'),
+    recordSubscriptionFailure: (
+      claimed: ClaimedWebhookDelivery,
+      _result: WebhookAttemptResult,
+      delayMs: number,
+      autoDisableHours: number,
+    ) => {
+      failures.push({ subscriptionId: claimed.subscriptionId, delayMs, autoDisableHours });
+      return Promise.resolve({ ...failureRecord });
+    },
   } as unknown as WebhookDeliveriesRepository;
   const sender = {
     post: (post: WebhookPost) =>
       new Promise<WebhookAttemptResult>((resolve) =>
         posts.push({
           post,
-          answer: () =>
+          answer: (result = {}) =>
             resolve({
               at: new Date(),
               statusCode: 204,
               latencyMs: 1,
               error: null,
               responsePrefix: '',
+              ...result,
             }),
         }),
       ),
@@ -71,12 +102,13 @@ function dispatcher(env: Partial<CardIssueEnvironment>) {
       WEBHOOK_RETRY_BASE_MS: 10,
       WEBHOOK_RETRY_MAX_MS: 100,
       WEBHOOK_MAX_ATTEMPTS: 3,
+      WEBHOOK_AUTO_DISABLE_HOURS: 24,
       ...env,
     } as CardIssueEnvironment,
     metrics,
     new SchedulerRegistry(),
   );
-  return { service, due, claims, posts };
+  return { service, due, claims, posts, failures, failureRecord };
 }
 
 describe('WebhookDispatcherService', () => {
@@ -94,7 +126,7 @@ describe('WebhookDispatcherService', () => {
     expect(service.inFlightCount).toBe(0);
   });
 
-  it('never waits for a batch, and tells the claim which subscriptions are at their cap', async () => {
+  it('never waits for a batch, and tells the claim what each subscription has in flight', async () => {
     const { service, due, claims, posts } = dispatcher({ WEBHOOK_CONCURRENCY: 4 });
     due.push(delivery('1', 'slow'), delivery('2', 'slow'));
     await service.pump();
@@ -102,9 +134,61 @@ describe('WebhookDispatcherService', () => {
     due.push(delivery('3', 'fast'));
     await service.pump(); // the slow receiver's two POSTs are still out
     expect(posts).toHaveLength(3);
-    expect(claims.at(-2)).toEqual({ limit: 2, busy: new Map([['slow', 0]]) });
+    expect(claims.at(-2)).toEqual({
+      limit: 2,
+      leaseMs: 3_000,
+      inFlight: new Map([['slow', 2]]),
+      perSubscription: 2,
+      failingSlots: 2,
+    });
     for (const post of posts) post.answer();
     await service.settled();
+  });
+
+  it('gives failing subscriptions together at most half the slots', async () => {
+    const { service, due, claims, posts } = dispatcher({ WEBHOOK_CONCURRENCY: 5 });
+    due.push(delivery('1', 'dead-a', 4), delivery('2', 'dead-b', 1), delivery('3', 'fine'));
+    await service.pump();
+    expect(posts).toHaveLength(3);
+    expect(claims[0]).toMatchObject({ limit: 5, failingSlots: 2 });
+    // Two deliveries of failing subscriptions out: none left for a third.
+    expect(claims.at(-1)).toMatchObject({ limit: 2, failingSlots: 0 });
+    posts[0].answer(FAILED);
+    await eventually(() => Promise.resolve(claims.at(-1)!.failingSlots === 1), 2_000, 5);
+    for (const post of posts.slice(1)) post.answer();
+    await service.settled();
+  });
+
+  it('a failed attempt backs its subscription off, longer with each failure in a row, and a disabling is logged', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const { service, due, posts, failures, failureRecord } = dispatcher({
+        WEBHOOK_RETRY_BASE_MS: 1_000,
+        WEBHOOK_RETRY_MAX_MS: 1_000_000,
+      });
+      due.push(delivery('1', 'down', 9));
+      await service.pump();
+      posts[0].answer(FAILED);
+      await service.settled();
+      expect(failures).toEqual([
+        { subscriptionId: 'down', delayMs: expect.any(Number), autoDisableHours: 24 },
+      ]);
+      // Full jitter below 1 s × 2^9: the tenth failure in a row.
+      expect(failures[0].delayMs).toBeLessThan(512_000);
+      expect(warn).not.toHaveBeenCalled();
+
+      failureRecord.disabled = true;
+      due.push(delivery('2', 'down', 10));
+      await service.pump();
+      posts[1].answer(FAILED);
+      await service.settled();
+      expect(warn).toHaveBeenCalledWith(
+        expect.objectContaining({ subscriptionId: 'down', lastError: 'HTTP 503' }),
+        expect.stringMatching(/^Webhook subscription disabled/),
+      );
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('signs each POST and sends the event headers', async () => {

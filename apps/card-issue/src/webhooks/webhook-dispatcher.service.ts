@@ -13,6 +13,7 @@ import { unixSeconds, webhookSignatureHeaders } from '@bank/shared/webhooks';
 import { CardIssueEnvironment } from '../config/environment.config';
 import {
   ClaimedWebhookDelivery,
+  WebhookAttemptResult,
   WebhookDeliveriesRepository,
   WebhookDeliveryState,
 } from './webhook-deliveries.repository';
@@ -31,16 +32,29 @@ const PURGE_BATCH_SIZE = 5_000;
 const LEASE_MARGIN_MS = 1_000;
 
 /**
+ * The share of WEBHOOK_CONCURRENCY that deliveries to failing subscriptions (their latest attempt
+ * failed) may hold together: the rest is always there for the subscriptions that answer.
+ */
+export function failingSlotsOf(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 2));
+}
+
+/**
  * Sends webhook deliveries (docs/webhooks.md "Delivery") as a DeliveryQueue of their own
  * (@bank/shared/delivery), apart from the operation outbox: its own table, its own rounds, its
  * own HTTP connections. A round claims while there are free slots and never waits for a batch:
- * each claimed delivery runs on its own, at most WEBHOOK_CONCURRENCY in flight in this process
- * and WEBHOOK_SUBSCRIPTION_CONCURRENCY for one subscription (the claim skips a subscription at
- * its cap), so a slow or dead receiver holds its own slots and nothing else. A finished delivery
- * frees its slot and asks for another round at once, which also picks up the next event of the
- * same request for that receiver. A round every WEBHOOK_TICK_MS picks up retries whose backoff
- * (with full jitter) ran out and deliveries whose lease expired (a replica that died); every hour
- * the deliveries delivered more than WEBHOOK_RETENTION_HOURS ago are deleted.
+ * each claimed delivery runs on its own, at most WEBHOOK_CONCURRENCY in flight in this process.
+ * The claim serves subscriptions in turn (docs/webhooks.md "Fairness between subscriptions"):
+ * WEBHOOK_SUBSCRIPTION_CONCURRENCY in flight for one subscription, 1 while it is failing, none
+ * during its own back-off after a failed attempt, and the failing ones together at most half the
+ * slots (failingSlotsOf), so receivers that are slow or dead, however many subscriptions point at
+ * them, leave the other subscriptions slots to use. A finished delivery frees its slot and asks
+ * for another round at once, which also picks up the next event of the same request for that
+ * receiver. A round every WEBHOOK_TICK_MS picks up retries whose backoff (with full jitter) ran
+ * out, subscriptions whose back-off ended and deliveries whose lease expired (a replica that
+ * died); every hour the deliveries delivered more than WEBHOOK_RETENTION_HOURS ago are deleted.
+ * A subscription whose attempts have all failed for WEBHOOK_AUTO_DISABLE_HOURS is disabled, with
+ * a log line.
  *
  * At least once: a delivery is marked DELIVERED after its 2xx, so a crash in between (or a lease
  * that ran out) sends it again with the same webhook-id; receivers deduplicate by it.
@@ -51,6 +65,8 @@ export class WebhookDispatcherService extends DeliveryService {
   private readonly inFlight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   private inFlightTotal = 0;
+  /** Deliveries in flight whose subscription was failing when they were claimed. */
+  private inFlightFailing = 0;
   protected override readonly queue: DeliveryQueue;
 
   constructor(
@@ -93,8 +109,9 @@ export class WebhookDispatcherService extends DeliveryService {
     const claimed = await this.repository.claim({
       limit: this.freeSlots(),
       leaseMs: 2 * this.env.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
-      busy: this.busySubscriptions(),
+      inFlight: new Map(this.inFlight),
       perSubscription: this.env.WEBHOOK_SUBSCRIPTION_CONCURRENCY,
+      failingSlots: failingSlotsOf(this.env.WEBHOOK_CONCURRENCY) - this.inFlightFailing,
     });
     for (const delivery of claimed) this.start(delivery);
     return claimed.length > 0;
@@ -124,14 +141,10 @@ export class WebhookDispatcherService extends DeliveryService {
     return this.env.WEBHOOK_CONCURRENCY - this.inFlightTotal;
   }
 
-  /** Subscriptions with deliveries in flight here, and the slots each has left. */
-  private busySubscriptions(): Map<string, number> {
-    const cap = this.env.WEBHOOK_SUBSCRIPTION_CONCURRENCY;
-    return new Map([...this.inFlight].map(([id, count]) => [id, Math.max(0, cap - count)]));
-  }
-
   private start(delivery: ClaimedWebhookDelivery): void {
+    const failing = delivery.subscriptionFailures > 0;
     this.inFlightTotal++;
+    if (failing) this.inFlightFailing++;
     this.inFlight.set(
       delivery.subscriptionId,
       (this.inFlight.get(delivery.subscriptionId) ?? 0) + 1,
@@ -163,6 +176,7 @@ export class WebhookDispatcherService extends DeliveryService {
       .finally(() => {
         this.running.delete(run);
         this.inFlightTotal--;
+        if (failing) this.inFlightFailing--;
         const left = (this.inFlight.get(delivery.subscriptionId) ?? 1) - 1;
         if (left > 0) this.inFlight.set(delivery.subscriptionId, left);
         else this.inFlight.delete(delivery.subscriptionId);
@@ -193,6 +207,7 @@ export class WebhookDispatcherService extends DeliveryService {
         this.queue.retryDelayMs(delivery.attempts),
         this.env.WEBHOOK_MAX_ATTEMPTS,
       );
+      await this.recordSubscriptionFailure(delivery, result);
       if (state === 'DEAD') {
         this.logger.warn(
           {
@@ -201,6 +216,7 @@ export class WebhookDispatcherService extends DeliveryService {
             eventId: delivery.eventId,
             attempts: delivery.attempts,
             lastError: result.error,
+            detail: result.detail,
           },
           'Webhook delivery given up after its last attempt (redeliver it through the API)',
         );
@@ -211,6 +227,36 @@ export class WebhookDispatcherService extends DeliveryService {
       state,
       result.statusCode === null ? null : result.latencyMs,
     );
+  }
+
+  /**
+   * The subscription backs off as a whole (its other requests' deliveries wait too), longer
+   * with each failure in a row, and is disabled once its failures have lasted
+   * WEBHOOK_AUTO_DISABLE_HOURS.
+   */
+  private async recordSubscriptionFailure(
+    delivery: ClaimedWebhookDelivery,
+    result: WebhookAttemptResult,
+  ): Promise<void> {
+    const record = await this.repository.recordSubscriptionFailure(
+      delivery,
+      result,
+      this.queue.retryDelayMs(delivery.subscriptionFailures + 1),
+      this.env.WEBHOOK_AUTO_DISABLE_HOURS,
+    );
+    if (record?.disabled) {
+      this.logger.warn(
+        {
+          subscriptionId: delivery.subscriptionId,
+          failingSince: record.failingSince.toISOString(),
+          consecutiveFailures: record.consecutiveFailures,
+          lastError: result.error,
+          detail: result.detail,
+          autoDisableHours: this.env.WEBHOOK_AUTO_DISABLE_HOURS,
+        },
+        'Webhook subscription disabled: its attempts have all failed for WEBHOOK_AUTO_DISABLE_HOURS; its deliveries wait until it is enabled again (PATCH enabled=true)',
+      );
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { WebhookTargetPolicy, WebhookTargetRefusedError } from '@bank/shared/webhooks';
+import { ATTEMPT_ERRORS } from './webhook-attempt-errors';
 import type { WebhookAttemptResult } from './webhook-deliveries.repository';
 
 /**
@@ -24,7 +25,7 @@ export interface WebhookPost {
 
 class AttemptTimeoutError extends Error {
   constructor(timeoutMs: number) {
-    super(`timeout after ${timeoutMs} ms`);
+    super(`no answer within ${timeoutMs} ms`);
   }
 }
 
@@ -39,7 +40,8 @@ class AttemptTimeoutError extends Error {
  * operation-service client): without them every delivery paid a TLS handshake, which cost more
  * CPU than the POST that wrote the event (docs/benchmarks.md). Every connection is opened
  * through the lookup check, so reusing one reaches the address that was checked. Never throws:
- * every outcome is a WebhookAttemptResult.
+ * every outcome is a WebhookAttemptResult, whose error is `HTTP <status>` or one of
+ * ATTEMPT_ERRORS (the details of a failure, addresses included, only in its `detail`).
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
@@ -73,8 +75,9 @@ export class WebhookSender implements OnModuleDestroy {
         at,
         statusCode: null,
         latencyMs: 0,
-        error: `target refused (${check.rule}): ${check.message}`,
+        error: ATTEMPT_ERRORS.refused,
         responsePrefix: null,
+        detail: `${check.rule}: ${check.message}`,
       });
     }
     const url = check.url;
@@ -87,7 +90,7 @@ export class WebhookSender implements OnModuleDestroy {
       let statusCode: number | null = null;
       let latencyMs = 0;
       let prefix = '';
-      const finish = (error: string | null) => {
+      const finish = (error: string | null, detail?: string) => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
@@ -99,6 +102,7 @@ export class WebhookSender implements OnModuleDestroy {
           latencyMs: statusCode === null ? elapsed() : latencyMs,
           error,
           responsePrefix: statusCode === null ? null : prefix,
+          ...(detail === undefined ? {} : { detail }),
         });
       };
       const req = send(url, {
@@ -134,11 +138,14 @@ export class WebhookSender implements OnModuleDestroy {
       req.on('error', (error: Error & { code?: string }) => {
         if (statusCode !== null) return; // after the status: handled by the response's events
         if (error instanceof WebhookTargetRefusedError) {
-          finish(`target refused (${error.rule}): ${error.message}`);
+          finish(ATTEMPT_ERRORS.refused, `${error.rule}: ${error.message}`);
         } else if (error instanceof AttemptTimeoutError) {
-          finish(error.message);
+          finish(ATTEMPT_ERRORS.timeout, error.message);
         } else {
-          finish(error.code ? `${error.code}: ${error.message}` : error.message);
+          finish(
+            ATTEMPT_ERRORS.connection,
+            error.code ? `${error.code}: ${error.message}` : error.message,
+          );
         }
       });
       req.end(post.body);

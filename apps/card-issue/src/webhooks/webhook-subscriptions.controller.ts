@@ -71,6 +71,11 @@ export class WebhookSubscriptionsController {
     type: CardIssueErrorBody,
     description: 'Validation failed, or the URL breaks a target rule (errors.url names it)',
   })
+  @ApiConflictResponse({
+    type: CardIssueErrorBody,
+    description:
+      'WEBHOOK_MAX_SUBSCRIPTIONS (default 100) subscriptions exist already, disabled ones included: delete one first',
+  })
   create(@Body() body: CreateWebhookSubscriptionDto): Promise<CreatedWebhookSubscriptionDto> {
     return this.subscriptions.create(body);
   }
@@ -107,7 +112,9 @@ export class WebhookSubscriptionsController {
     summary: 'Change a subscription',
     description:
       'Only the fields sent change. enabled=false stops new events from being written for it; deliveries ' +
-      'already written still go out. New event types apply to the changes after this one.',
+      'already written still go out. New event types apply to the changes after this one. enabled=true ' +
+      'on a subscription the service disabled (autoDisabledAt) re-enables it: autoDisabledAt, ' +
+      'consecutiveFailures and failingSince are cleared and its waiting deliveries go out.',
   })
   @ApiSubscriptionIdParam()
   @ApiOkResponse({ type: WebhookSubscriptionDto, description: 'The subscription as changed' })

@@ -29,3 +29,15 @@ export class WebhookDeliveryNotDeadError extends DomainError {
     );
   }
 }
+
+/** WEBHOOK_MAX_SUBSCRIPTIONS exist already (disabled ones count): one must go first. */
+export class WebhookSubscriptionLimitError extends DomainError {
+  readonly code = 'WEBHOOK_SUBSCRIPTION_LIMIT_REACHED';
+  readonly httpStatus = 409;
+
+  constructor(readonly limit: number) {
+    super(
+      `There may be at most ${limit} webhook subscriptions, disabled ones included; delete one before creating another`,
+    );
+  }
+}

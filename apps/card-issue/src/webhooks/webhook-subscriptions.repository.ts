@@ -5,6 +5,7 @@ import type { WebhookEventType } from './webhook-events.model';
 import {
   DELETE_WEBHOOK_SUBSCRIPTION_SQL,
   INSERT_WEBHOOK_SUBSCRIPTION_SQL,
+  LOCK_WEBHOOK_SUBSCRIPTION_CREATION_SQL,
   ROTATE_WEBHOOK_SECRET_SQL,
   SELECT_WEBHOOK_SUBSCRIPTIONS_SQL,
   SELECT_WEBHOOK_SUBSCRIPTION_BY_ID_SQL,
@@ -18,6 +19,9 @@ export interface WebhookSubscriptionRow {
   eventTypes: WebhookEventType[];
   description: string | null;
   enabled: boolean;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  autoDisabledAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -47,12 +51,24 @@ export interface WebhookSubscriptionChanges {
 export class WebhookSubscriptionsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async insert(row: NewWebhookSubscription): Promise<WebhookSubscriptionRow> {
-    const rows = await this.dataSource.query<WebhookSubscriptionRow[]>(
-      INSERT_WEBHOOK_SUBSCRIPTION_SQL,
-      [row.id, row.url, row.eventTypes, row.description, row.enabled, row.secret],
-    );
-    return rows[0];
+  /** The subscription as stored, or null when `maxSubscriptions` exist already. */
+  insert(
+    row: NewWebhookSubscription,
+    maxSubscriptions: number,
+  ): Promise<WebhookSubscriptionRow | null> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(LOCK_WEBHOOK_SUBSCRIPTION_CREATION_SQL);
+      const rows = await manager.query<WebhookSubscriptionRow[]>(INSERT_WEBHOOK_SUBSCRIPTION_SQL, [
+        row.id,
+        row.url,
+        row.eventTypes,
+        row.description,
+        row.enabled,
+        row.secret,
+        maxSubscriptions,
+      ]);
+      return rows[0] ?? null;
+    });
   }
 
   list(limit: number, offset: number): Promise<WebhookSubscriptionRow[]> {

@@ -16,6 +16,7 @@ import {
 import {
   WebhookDeliveryNotDeadError,
   WebhookDeliveryNotFoundError,
+  WebhookSubscriptionLimitError,
   WebhookSubscriptionNotFoundError,
 } from './webhook-subscriptions.errors';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
@@ -44,14 +45,19 @@ export class WebhookSubscriptionsService {
   async create(dto: CreateWebhookSubscriptionDto): Promise<CreatedWebhookSubscriptionDto> {
     this.checkUrl(dto.url);
     const secret = generateWebhookSecret();
-    const row = await this.repository.insert({
-      id: randomUUID(),
-      url: dto.url,
-      eventTypes: dto.eventTypes,
-      description: dto.description ?? null,
-      enabled: dto.enabled ?? true,
-      secret,
-    });
+    const max = this.env.WEBHOOK_MAX_SUBSCRIPTIONS;
+    const row = await this.repository.insert(
+      {
+        id: randomUUID(),
+        url: dto.url,
+        eventTypes: dto.eventTypes,
+        description: dto.description ?? null,
+        enabled: dto.enabled ?? true,
+        secret,
+      },
+      max,
+    );
+    if (!row) throw new WebhookSubscriptionLimitError(max);
     return { ...row, secret };
   }
 

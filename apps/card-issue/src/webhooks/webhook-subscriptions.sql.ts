@@ -16,12 +16,26 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO_UTC
 
 /** The columns of a subscription as WebhookSubscriptionRow; never the secrets. */
 const SUBSCRIPTION_COLUMNS = `id::text AS id, url, event_types AS "eventTypes", description, enabled,
+       consecutive_failures AS "consecutiveFailures", ${iso('failing_since')} AS "failingSince",
+       ${iso('auto_disabled_at')} AS "autoDisabledAt",
        ${iso('created_at')} AS "createdAt", ${iso('updated_at')} AS "updatedAt"`;
 
-/** $1 id, $2 url, $3 event types, $4 description, $5 enabled, $6 secret. */
+/**
+ * Serialises the creations of subscriptions (a transaction-scoped advisory lock), so that the
+ * count INSERT_WEBHOOK_SUBSCRIPTION_SQL checks, read by the next statement of the same
+ * transaction, cannot be passed by two creations at once.
+ */
+export const LOCK_WEBHOOK_SUBSCRIPTION_CREATION_SQL = `SELECT pg_advisory_xact_lock(hashtext('webhook_subscriptions:create'))`;
+
+/**
+ * $1 id, $2 url, $3 event types, $4 description, $5 enabled, $6 secret; only while fewer than
+ * $7 subscriptions exist (no row: the cap is reached). Run after
+ * LOCK_WEBHOOK_SUBSCRIPTION_CREATION_SQL in one transaction.
+ */
 export const INSERT_WEBHOOK_SUBSCRIPTION_SQL = `INSERT INTO webhook_subscriptions
    (id, url, event_types, description, enabled, secret, created_at, updated_at)
- VALUES ($1::uuid, $2::text, $3::text[], $4::text, $5::boolean, $6::text, now(), now())
+ SELECT $1::uuid, $2::text, $3::text[], $4::text, $5::boolean, $6::text, now(), now()
+ WHERE (SELECT count(*) FROM webhook_subscriptions) < $7::int
  RETURNING ${SUBSCRIPTION_COLUMNS}`;
 
 /** Newest first, $1 rows from $2; id breaks ties between subscriptions of one instant. */
@@ -37,7 +51,9 @@ export const SELECT_WEBHOOK_SUBSCRIPTION_BY_ID_SQL = `SELECT ${SUBSCRIPTION_COLU
  * Changes the fields that were sent: $2 url, $3 event types, $5 description (only when $4 is
  * true, since null clears it), $6 enabled; a null keeps the stored value. Disabling takes effect
  * for the events written after it: the deliveries already written for it still go out (they
- * report changes that happened while it was enabled).
+ * report changes that happened while it was enabled). Enabling a subscription the service
+ * disabled (auto_disabled_at) is a fresh start: its run of failures and its back-off end, and
+ * its deliveries held meanwhile go out.
  */
 export const UPDATE_WEBHOOK_SUBSCRIPTION_SQL = `WITH changed AS (
  UPDATE webhook_subscriptions
@@ -45,6 +61,13 @@ export const UPDATE_WEBHOOK_SUBSCRIPTION_SQL = `WITH changed AS (
      event_types = COALESCE($3::text[], event_types),
      description = CASE WHEN $4::boolean THEN $5::text ELSE description END,
      enabled = COALESCE($6::boolean, enabled),
+     answering = CASE WHEN $6::boolean AND auto_disabled_at IS NOT NULL THEN false ELSE answering END,
+     consecutive_failures = CASE WHEN $6::boolean AND auto_disabled_at IS NOT NULL THEN 0
+                                 ELSE consecutive_failures END,
+     failing_since = CASE WHEN $6::boolean AND auto_disabled_at IS NOT NULL THEN NULL
+                          ELSE failing_since END,
+     retry_at = CASE WHEN $6::boolean AND auto_disabled_at IS NOT NULL THEN NULL ELSE retry_at END,
+     auto_disabled_at = CASE WHEN $6::boolean THEN NULL ELSE auto_disabled_at END,
      updated_at = now()
  WHERE id = $1::uuid
  RETURNING ${SUBSCRIPTION_COLUMNS}

@@ -103,6 +103,7 @@ describe('delivery table statements (integration)', () => {
         locked_until timestamptz NULL, last_error text NULL, settled_at timestamptz NULL,
         created_at timestamptz NOT NULL)`,
       `CREATE INDEX ix_test_deliveries_due ON test_deliveries (next_attempt_at, id) WHERE state = 'PENDING'`,
+      `CREATE INDEX ix_test_deliveries_due_by_tenant ON test_deliveries (tenant, next_attempt_at, id) WHERE state = 'PENDING'`,
       `CREATE INDEX ix_test_deliveries_open ON test_deliveries (tenant, stream, id) WHERE state IN ('PENDING','DEAD')`,
       `CREATE INDEX ix_test_deliveries_settled ON test_deliveries (settled_at) WHERE state IN ('DELIVERED','SUPERSEDED')`,
       `CREATE TABLE tenants (name text PRIMARY KEY, label text NOT NULL)`,
@@ -265,6 +266,46 @@ describe('delivery table statements (integration)', () => {
       [x1, 'tenant x'],
       [y1, 'tenant y'],
     ]);
+  });
+
+  it('claims by group: each group its own oldest heads up to its take, round robin, and nothing of a group left out', async () => {
+    // Tenant a has the oldest rows and many of them; b one, c one but not served.
+    const a: string[] = [];
+    for (let i = 0; i < 5; i++) a.push(await add('a', String(i)));
+    const aBehind = await add('a', '0'); // behind a's first head: never a candidate with it
+    const b1 = await add('b', '1');
+    await add('c', '1');
+    const byTenant = (groups: string) =>
+      TABLE.claimDue({
+        ...CLAIM,
+        returning: `${RETURNING}`,
+        groups: { column: 'tenant', select: groups },
+      });
+    const served = `SELECT * FROM (VALUES ('a', 3), ('b', 3)) AS v(grp, take)`;
+    // Two slots: a's oldest, then b's, although a has older rows waiting.
+    expect(ids(await sql.query<Claimed[]>(byTenant(served), [2, 60_000]))).toEqual([a[0], b1]);
+    // Then a's next ones up to its take (its leased head does not count here: the caller's
+    // take says what it may still start); c is never served, aBehind waits behind a[0].
+    expect(ids(await sql.query<Claimed[]>(byTenant(served), [10, 60_000]))).toEqual([
+      a[1],
+      a[2],
+      a[3],
+    ]);
+    expect(ids(await sql.query<Claimed[]>(byTenant(served), [10, 60_000]))).toEqual([a[4]]);
+    // A pick sees the group's columns and each candidate's rank in its group.
+    await sql.query(MARK_DELIVERED_SQL, [a[0]]);
+    await sql.query(`UPDATE test_deliveries SET locked_until = NULL WHERE tenant = 'c'`);
+    const ranked = TABLE.claimDue({
+      ...CLAIM,
+      groups: {
+        column: 'tenant',
+        select: `SELECT * FROM (VALUES ('a', 2, 'first'), ('c', 2, 'second')) AS v(grp, take, label)`,
+      },
+      returning: RETURNING,
+      pick: (candidates) =>
+        `SELECT r.id FROM (${candidates}) r WHERE r.label = 'first' AND r.n = 1 LIMIT $1`,
+    });
+    expect(ids(await sql.query<Claimed[]>(ranked, [10, 60_000]))).toEqual([aBehind]);
   });
 
   it('purges rows settled before the retention, oldest first, a batch at a time, and keeps the open ones', async () => {

@@ -13,8 +13,8 @@
  * A failed head pushes the due time of the rest of its lane to its own ('infinity' while DEAD),
  * so the due index holds only rows that can go, and a claim never wades through a blocked lane.
  *
- * Indexes the statements read: the due order `(next_attempt_at, id) WHERE state = 'PENDING'`,
- * the open rows `(<lane>, id) WHERE state IN ('PENDING','DEAD')` (one probe per candidate), and
+ * Indexes the statements read: the due order `(next_attempt_at, id) WHERE state = 'PENDING'`
+ * (`(<group column>, next_attempt_at, id)` for a queue that claims by group), the open rows `(<lane>, id) WHERE state IN ('PENDING','DEAD')` (one probe per candidate), and
  * the settled rows `(settled_at) WHERE state IN (<settled>)` (the purge). Timing uses the
  * database clock, now(): retries and leases are about real time, and every replica agrees on it.
  * UPDATEs come wrapped in a SELECT (a CTE): TypeORM answers a bare UPDATE with [rows, count].
@@ -55,8 +55,8 @@ const inMs = (ms: string) => `now() + make_interval(secs => ${ms}::double precis
 
 export interface ClaimOptions {
   /**
-   * The placeholders of the most candidates to lock (and claim, unless `pick` narrows them) and
-   * of the lease, in ms.
+   * The placeholders of the most candidates to lock (and claim, unless `pick` narrows them; by
+   * groups: of the most rows the default pick claims) and of the lease, in ms.
    */
   limit: string;
   leaseMs: string;
@@ -73,6 +73,46 @@ export interface ClaimOptions {
   pick?: (candidates: string) => string;
   /** Tables the returned rows read beside the queue's (FROM items), with their join condition on `q`. */
   join?: { from: string; on: string };
+  /**
+   * Claims by group instead of in the table's one due order. `select` is a SELECT of the groups
+   * to serve, with the columns `grp` (a value of `column`) and `take` (the most rows to claim of
+   * it), and any others the pick reads (not named id, next_attempt_at, n or like a lane column).
+   * Each group's candidates are its own oldest due lane heads, up to its take, read by a probe of
+   * the index `(column, next_attempt_at, id) WHERE state = 'PENDING'`: a group with a large
+   * backlog costs the claim no more than its take and never crowds another out, and a group the
+   * select leaves out (paused, at its cap) costs nothing. The candidates carry the group's
+   * columns and `n`, their rank in their group (1 for its oldest). Without a pick, rows are taken
+   * round robin, every group's first before any group's second, oldest due first within a
+   * round, up to `limit` (which then bounds the claim, not the candidates).
+   */
+  groups?: { column: string; select: string };
+}
+
+/** The candidates of a claim by group (ClaimOptions.groups), locked, with their rank n. */
+function groupCandidatesSql(
+  table: DeliveryTable,
+  options: ClaimOptions & { groups: { column: string; select: string } },
+  headOfLane: string,
+): string {
+  const t = table.table;
+  const { column, select } = options.groups;
+  if (!IDENTIFIER.test(column)) throw new Error(`Not a plain SQL name: ${column}`);
+  const lane = table.lane.map((c) => `o.${c}`).join(', ');
+  return `SELECT c.*, row_number() OVER (PARTITION BY c.grp ORDER BY c.next_attempt_at, c.id) AS n
+     FROM (
+       SELECT g.*, o.id, o.next_attempt_at, ${lane}
+       FROM (${select}) g
+       CROSS JOIN LATERAL (
+         SELECT o.id, o.next_attempt_at, ${lane}
+         FROM ${t} o
+         WHERE o.${column} = g.grp AND o.state = 'PENDING' AND o.next_attempt_at <= now()
+           AND (o.locked_until IS NULL OR o.locked_until < now())${options.where ? `\n           AND ${options.where}` : ''}
+           AND ${headOfLane}
+         ORDER BY o.next_attempt_at, o.id
+         LIMIT g.take
+         FOR UPDATE SKIP LOCKED
+       ) o
+     ) c`;
 }
 
 /**
@@ -80,26 +120,39 @@ export interface ClaimOptions {
  * index, in due order) whose lease is free and that head their lane (one probe of the open
  * index per candidate, so the cost follows the batch and the undelivered backlog, never the
  * delivered history; one busy lane holds back only itself). SKIP LOCKED lets replicas claim
- * disjoint sets. Rows come back oldest first; `attempts` is the attempt being made (1 for the
+ * disjoint sets. A claim by group (ClaimOptions.groups) takes each group's own oldest heads
+ * instead, so a group's backlog never fills a claim another group waits on. Rows come back in id order; `attempts` is the attempt being made (1 for the
  * first). A worker that dies only delays its rows: the lease runs out and they are due again.
  */
 function claimDueSql(table: DeliveryTable, options: ClaimOptions): string {
   const t = table.table;
-  const candidates = `SELECT o.id, o.next_attempt_at, ${table.lane.map((c) => `o.${c}`).join(', ')}
+  const headOfLane = `NOT EXISTS (
+         SELECT 1 FROM ${t} e
+         WHERE ${sameLane(table, 'e', 'o')} AND e.state IN ('PENDING','DEAD') AND e.id < o.id)`;
+  let candidates: string;
+  let pick: (candidates: string) => string;
+  if (options.groups) {
+    candidates = groupCandidatesSql(table, { ...options, groups: options.groups }, headOfLane);
+    pick =
+      options.pick ??
+      ((c) =>
+        `SELECT r.id FROM (${c}) r ORDER BY r.n, r.next_attempt_at, r.id LIMIT ${options.limit}`);
+  } else {
+    candidates = `SELECT o.id, o.next_attempt_at, ${table.lane.map((c) => `o.${c}`).join(', ')}
      FROM ${t} o
      WHERE o.state = 'PENDING' AND o.next_attempt_at <= now()
        AND (o.locked_until IS NULL OR o.locked_until < now())${options.where ? `\n       AND ${options.where}` : ''}
-       AND NOT EXISTS (
-         SELECT 1 FROM ${t} e
-         WHERE ${sameLane(table, 'e', 'o')} AND e.state IN ('PENDING','DEAD') AND e.id < o.id)
+       AND ${headOfLane}
      ORDER BY o.next_attempt_at, o.id
      LIMIT ${options.limit}
      FOR UPDATE SKIP LOCKED`;
+    pick = options.pick ?? ((c) => c);
+  }
   return `WITH ${options.with ? `${options.with}, ` : ''}claimed AS (
    UPDATE ${t} q
    SET locked_until = ${inMs(options.leaseMs)}, attempts = q.attempts + 1
    FROM (
-     ${options.pick ? options.pick(candidates) : candidates}
+     ${pick(candidates)}
    ) due${options.join ? `, ${options.join.from}` : ''}
    WHERE q.id = due.id${options.join ? ` AND ${options.join.on}` : ''}
    RETURNING ${options.returning}

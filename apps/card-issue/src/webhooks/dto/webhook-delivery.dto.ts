@@ -4,6 +4,13 @@ import { WEBHOOK_DELIVERY_STATES, WebhookDeliveryState } from '../webhook-delive
 
 const ISO_INSTANT = 'ISO 8601 instant in UTC with milliseconds';
 
+const ATTEMPT_ERROR_PATTERN = '^(HTTP [0-9]{3}|target refused|connection failed|timeout)$';
+const ATTEMPT_ERROR_DESCRIPTION =
+  'Why the attempt failed: HTTP <status> (an answer other than 2xx), target refused (the URL or the addresses ' +
+  'its host resolves to are not allowed targets: nothing was sent), connection failed (no answer: the name did ' +
+  'not resolve, the connection was refused or reset, TLS failed) or timeout (no status within WEBHOOK_TIMEOUT_MS). ' +
+  'Never an address or a resolver answer. null when delivered';
+
 /** One attempt of a delivery, from the delivery log. */
 export class WebhookDeliveryAttemptDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
@@ -27,8 +34,8 @@ export class WebhookDeliveryAttemptDto {
     type: String,
     nullable: true,
     example: 'HTTP 503',
-    description:
-      'Why the attempt failed (timeout, refused address, connection error, status); null when delivered',
+    pattern: ATTEMPT_ERROR_PATTERN,
+    description: ATTEMPT_ERROR_DESCRIPTION,
   })
   error!: string | null;
 }
@@ -73,7 +80,13 @@ export class WebhookDeliveryDto {
   @ApiProperty({ type: 'integer', nullable: true })
   lastLatencyMs!: number | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'connection failed',
+    pattern: ATTEMPT_ERROR_PATTERN,
+    description: `Of the last attempt. ${ATTEMPT_ERROR_DESCRIPTION}`,
+  })
   lastError!: string | null;
 
   @ApiProperty({ description: ISO_INSTANT })

@@ -19,8 +19,9 @@ export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
 
 const URL_DESCRIPTION =
   'Where the events are POSTed. http or https (https only with NODE_ENV=production), no user:password@, ' +
-  'no private, loopback, link-local, CGNAT or unspecified address (literal or resolved at delivery) unless ' +
-  'WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.';
+  'and only a globally reachable address, literal or resolved at delivery: not private, loopback, ' +
+  'link-local, CGNAT, multicast, any block of the IANA special-purpose registries or the service host itself, ' +
+  'unless WEBHOOK_ALLOWED_TARGET_CIDRS allows it. Redirects are not followed.';
 
 const EVENT_TYPES_DESCRIPTION =
   'The event types to receive (at least one, no repeats); each event is described by the schema WebhookEventDto';
@@ -111,7 +112,8 @@ export class UpdateWebhookSubscriptionDto {
 
   @ApiPropertyOptional({
     description:
-      'false: no new event is written for it (deliveries already written still go out); true: events resume from the next change',
+      'false: no new event is written for it (deliveries already written still go out); true: events resume from ' +
+      'the next change, and a subscription the service disabled (autoDisabledAt) starts afresh, its waiting deliveries going out',
   })
   @IsOmittable()
   @IsBoolean()

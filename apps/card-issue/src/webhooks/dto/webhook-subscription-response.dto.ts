@@ -17,8 +17,41 @@ export class WebhookSubscriptionDto {
   @ApiProperty({ type: String, nullable: true, example: 'Partner portal' })
   description!: string | null;
 
-  @ApiProperty({ description: 'false: no event is written for it' })
+  @ApiProperty({
+    description:
+      'false: no event is written for it. The service sets it to false itself when autoDisabledAt is set',
+  })
   enabled!: boolean;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    example: 0,
+    description:
+      'Failed attempts in a row to its URL (non-2xx, timeout, connection failed, target refused); 0 once one succeeds',
+  })
+  consecutiveFailures!: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      `${ISO_INSTANT}: when the current run of failed attempts began (no attempt has succeeded since); ` +
+      'null when its latest attempt succeeded or none was made',
+  })
+  failingSince!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      `${ISO_INSTANT}: when the service disabled it because its attempts had all failed for ` +
+      'WEBHOOK_AUTO_DISABLE_HOURS (default 24). Its deliveries wait, and no event is written for it, ' +
+      'until PATCH sets enabled to true, which clears this and its run of failures. null: not disabled by the service',
+  })
+  autoDisabledAt!: string | null;
 
   @ApiProperty({ example: '2026-11-25T12:00:00.000Z', description: ISO_INSTANT })
   createdAt!: string;
