@@ -21,7 +21,8 @@ describe('package-lock.json', () => {
     const withScripts = Object.entries(lock.packages)
       .filter(([path, entry]) => path !== '' && entry.hasInstallScript)
       .map(([path]) => path.replace(/^(.*\/)?node_modules\//, ''));
-    // npm 12 skips an install script that allowScripts does not name (docs/decisions.md).
+    // npm 12 skips an install script that allowScripts does not name
+    // (docs/decisions/0009-install-scripts-reviewed.md).
     expect(withScripts.filter((name) => !(name in allowScripts))).toEqual([]);
     // An entry whose package no longer has an install script is a review nobody needs.
     expect(Object.keys(allowScripts).filter((name) => !withScripts.includes(name))).toEqual([]);

@@ -158,7 +158,8 @@ export class CardIssuesService {
   /**
    * Creates the third party (cardHolder.user) in the user service; the holder then carries its
    * new id. The key makes a retry of this request find the user an earlier attempt created
-   * (docs/decisions.md: the third-party holder after a timeout).
+   * (docs/decisions/0008-third-party-holder-created-idempotently.md: the third-party holder after
+   * a timeout).
    */
   private async createThirdPartyHolder(
     holder: CardHolderDto,

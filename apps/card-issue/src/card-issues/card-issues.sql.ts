@@ -186,7 +186,8 @@ export const RECORD_OPERATION_ID_SQL = `UPDATE card_issue_requests SET operation
 
 /**
  * Third-party holders on their way to the user service (card_issue_holder_creations; docs/
- * decisions.md). Claimed before the user is created ($1 key, $2 holder as sent), unless the
+ * docs/decisions/0008-third-party-holder-created-idempotently.md). Claimed before the user is
+ * created ($1 key, $2 holder as sent), unless the
  * sweeper holds the key: then no row comes back. A sweeper whose lease ran out loses the key
  * (its renewal finds it gone). The database's clock dates the claim, the clock the sweeper (on
  * any replica) compares it with.

@@ -22,7 +22,8 @@ export interface SweepResult {
  * Deletes third-party holders whose card request was never stored (the answer of the user
  * service was lost, the process died, and the client did not retry within
  * HOLDER_SWEEP_AFTER_MS). Safe against a late retry: a retry and a sweep of the same holder
- * exclude each other through the creation's row (docs/decisions.md: the third-party holder
+ * exclude each other through the creation's row
+ * (docs/decisions/0008-third-party-holder-created-idempotently.md: the third-party holder
  * after a timeout).
  */
 @Injectable()

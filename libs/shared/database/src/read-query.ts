@@ -5,7 +5,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 /**
  * Runs one read statement straight on the pg pool TypeORM holds, without a TypeORM query
  * runner: for the hot read paths, where the runner's bookkeeping is a tenth of a request's
- * CPU (docs/benchmarks.md). Same pool, same settings (statement timeout, pool size);
+ * CPU (docs/decisions/0006-hot-reads-in-plain-sql.md). Same pool, same settings (statement timeout, pool size);
  * failures come back as TypeORM's QueryFailedError, as from dataSource.query.
  */
 export async function readQuery<T>(

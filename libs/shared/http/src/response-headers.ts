@@ -70,7 +70,7 @@ function securityHeaders(options = HELMET_OPTIONS): Record<string, string> {
  * inline bootstrap script of @nestjs/swagger's page); the JSON API serves no HTML.
  * The headers are computed once: @fastify/helmet builds helmet's middleware anew for every
  * request, and helmet's middleware validates each header again, together a tenth of the
- * CPU of a GET here (docs/benchmarks.md).
+ * CPU of a GET here (docs/decisions/0006-hot-reads-in-plain-sql.md).
  */
 export function installSecurityHeaders(app: INestApplication): void {
   installResponseHeaders(app, { ...securityHeaders(), ...NO_CACHING });

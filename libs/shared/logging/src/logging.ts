@@ -91,7 +91,7 @@ export function loggerParams(
         // Personal data and secrets are redacted from each line as it is written (redactLogLine),
         // not by pino's `redact`: that one also runs on a child logger's bindings when the child
         // is made, and pino-http makes one per request, bound to the request, whether or not a
-        // line is written (a sixth of a GET by id's instructions: docs/benchmarks.md).
+        // line is written (docs/decisions/0037-logs-whitelisted-and-redacted.md).
         formatters: { log: (line: Record<string, unknown>) => redactLogLine(line, serialized) },
         genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '',
         customLogLevel: (req: IncomingMessage, res: ServerResponse, err?: Error) =>

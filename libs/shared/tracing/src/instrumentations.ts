@@ -105,7 +105,8 @@ const SANITIZED_SQLSTATE = /\(code: ([0-9A-Z]{5})\)/;
  * syntax for type integer: "<a name>"`), though its exception event already carries a sanitized
  * one. Before the span ends, its ERROR status loses the message and `error.type` gets the
  * SQLSTATE (which the instrumentation records only in its metrics). `pg.integration-spec.ts`
- * fails, and says this can go, once the instrumentation stops doing so (docs/decisions.md).
+ * fails, and says this can go, once the instrumentation stops doing so
+ * (docs/decisions/0034-tracing-what-spans-hold.md).
  */
 export class PgErrorMessageRedaction implements SpanProcessor {
   onStart(): void {

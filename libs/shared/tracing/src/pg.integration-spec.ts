@@ -145,7 +145,8 @@ describe('statement spans (instrumentation-pg)', () => {
     });
   });
 
-  // The upstream defect PgErrorMessageRedaction works around (docs/decisions.md). When this
+  // The upstream defect PgErrorMessageRedaction works around
+  // (docs/decisions/0034-tracing-what-spans-hold.md). When this
   // fails, instrumentation-pg no longer puts the error's message on the span: the redaction
   // can go.
   describe('instrumentation-pg alone', () => {

@@ -35,7 +35,7 @@ const PROTOCOLS = ['http/protobuf', 'http/json'];
 /**
  * The OTLP protocol of the trace exporter: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else
  * OTEL_EXPORTER_OTLP_PROTOCOL, else the specification's default, http/protobuf (half the bytes
- * of http/json and less than half its CPU to encode: docs/decisions.md).
+ * of http/json and less than half its CPU to encode: docs/decisions/0031-tracing-otlp-protobuf.md).
  */
 export function otlpProtocol(env: NodeJS.ProcessEnv): string {
   return (
@@ -49,7 +49,8 @@ export function otlpProtocol(env: NodeJS.ProcessEnv): string {
  * How long a finished span waits for its batch to fill before the batch is exported, ms, unless
  * OTEL_BSP_SCHEDULE_DELAY says otherwise (the specification's default is 5000). Spans that wait
  * seconds for a batch of 512 outlive V8's young generation and leave their collection to the old
- * one (docs/decisions.md). A quiet service then exports at most 5 small batches a second.
+ * one (docs/decisions/0032-tracing-span-batches.md). A quiet service then exports at most 5 small
+ * batches a second.
  */
 export const BATCH_SCHEDULE_DELAY_MS = 200;
 

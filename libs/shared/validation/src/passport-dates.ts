@@ -25,7 +25,8 @@ import { IsDdMmYyyy } from './decorators';
  * time zone).
  */
 
-/** No one alive was born earlier (docs/decisions.md): an earlier date is a typing error. */
+/** No one alive was born earlier (docs/decisions/0038-strict-input.md): an earlier date is a
+ * typing error. */
 export const EARLIEST_BIRTH_DATE: LocalDate = { year: 1900, month: 1, day: 1 };
 
 /** True when `date` is after `today` (today itself is not in the future). */

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsQueryInteger } from '@bank/shared/validation';
 
-/** Page size and start of the list endpoints (ranges: docs/decisions.md). */
+/** Page size and start of the list endpoints (ranges: docs/decisions/0038-strict-input.md). */
 export const LIST_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 export const LIST_OFFSET = { min: 0, max: 1_000_000, default: 0 } as const;
 

@@ -1,7 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Third-party holders being created in the user service (docs/decisions.md: the third-party
+ * Third-party holders being created in the user service
+ * (docs/decisions/0008-third-party-holder-created-idempotently.md: the third-party
  * holder after a timeout). A row is written before the user service is asked to create the
  * holder and deleted in the statement that stores the card request; one left behind (the
  * answer was lost, the process died, the client never retried) is swept after

@@ -17,7 +17,7 @@ export const SERVICE_NAME = Symbol('SERVICE_NAME');
  * is not shutting down (from the first shutdown hook on, so the endpoints drop the pod while its
  * requests in flight finish). There is no separate startup endpoint: the server listens only
  * once configuration, database connection and migrations are done, so the first 200 of `live`
- * means started (docs/decisions.md).
+ * means started (docs/decisions/0029-backlog-gauges-probes-alerts.md).
  */
 @ApiTags('health')
 @Controller('api/health')
