@@ -6,6 +6,8 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { databaseOutage } from '@bank/shared/database';
+import { FailureLog } from '@bank/shared/logging';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import { CardIssueEnvironment } from '../config/environment.config';
 import { OutboxService } from '../outbox/outbox.service';
@@ -28,6 +30,8 @@ const HOUR = 3_600_000;
 @Injectable()
 export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(CardIssuesScheduler.name);
+  /** A tick that fails every time (the database out of reach) is one line per interval. */
+  private readonly failures: FailureLog;
   private inFlight: Promise<void> | null = null;
   private stopped = false;
 
@@ -40,7 +44,9 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
     private readonly holders: HolderSweeper,
     @Inject(ENVIRONMENT) private readonly env: CardIssueEnvironment,
     private readonly metrics: SchedulerMetrics,
-  ) {}
+  ) {
+    this.failures = new FailureLog(this.logger, env.ERROR_LOG_INTERVAL_MS, databaseOutage);
+  }
 
   onApplicationBootstrap(): void {
     if (!this.env.SCHEDULER_ENABLED) {
@@ -79,7 +85,7 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
   private run(work: () => Promise<void>): void {
     if (this.stopped || this.inFlight) return;
     this.inFlight = work()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'Scheduled work failed'))
+      .catch((error: unknown) => this.failures.report('Scheduled work failed', error))
       .finally(() => (this.inFlight = null));
   }
 
@@ -95,5 +101,6 @@ export class CardIssuesScheduler implements OnApplicationBootstrap, BeforeApplic
       if (this.registry.doesExist('interval', name)) this.registry.deleteInterval(name);
     }
     await this.inFlight;
+    this.failures.flush();
   }
 }

@@ -56,6 +56,7 @@ export class OutboxService extends DeliveryService {
       store: repository,
       retentionHours: env.OUTBOX_RETENTION_HOURS,
       purgeBatchSize: env.OUTBOX_PURGE_BATCH_SIZE,
+      failureLogIntervalMs: env.ERROR_LOG_INTERVAL_MS,
       lines: {
         roundFailed: 'Outbox delivery round failed',
         purged: 'Purged settled outbox messages',

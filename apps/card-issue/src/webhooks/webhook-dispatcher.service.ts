@@ -86,6 +86,7 @@ export class WebhookDispatcherService extends DeliveryService {
       store: repository,
       retentionHours: env.WEBHOOK_RETENTION_HOURS,
       purgeBatchSize: PURGE_BATCH_SIZE,
+      failureLogIntervalMs: env.ERROR_LOG_INTERVAL_MS,
       lines: {
         roundFailed: 'Webhook claim round failed',
         purged: 'Purged delivered webhook deliveries',

@@ -260,7 +260,8 @@ export class BaseEnvironment {
 
   @Describe(
     'An outage (the database out of reach, a downstream service down) is logged at once per ' +
-      'failure kind, then one line per interval with the count of failed requests (ms).',
+      'failure kind, then one line per interval with the count of failed requests, calls or ' +
+      'background rounds, without a stack (ms).',
   )
   @Type(() => Number)
   @IsInt()

@@ -116,3 +116,13 @@ export function databaseUnavailable(error: unknown): DatabaseUnavailableKind | u
   if ((error as { isAxiosError?: unknown } | null)?.isAxiosError === true) return undefined;
   return kindOf(error, 0);
 }
+
+/**
+ * The title of a database outage behind an error, e.g. "Database unavailable (connection)",
+ * or undefined: one log line per such title per interval (the error filter's answers, the
+ * schedulers' and the delivery loops' failures), never a stack.
+ */
+export function databaseOutage(error: unknown): string | undefined {
+  const kind = databaseUnavailable(error);
+  return kind && `Database unavailable (${kind})`;
+}

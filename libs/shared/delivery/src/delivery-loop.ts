@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import type { FailureLog } from '@bank/shared/logging';
 
 const HOUR_MS = 3_600_000;
 
@@ -29,6 +30,7 @@ export class DeliveryLoop {
   constructor(
     private readonly registry: SchedulerRegistry,
     private readonly logger: Logger,
+    private readonly failures: FailureLog,
     private readonly work: DeliveryLoopWork,
   ) {}
 
@@ -63,7 +65,7 @@ export class DeliveryLoop {
       .then((removed) => {
         if (removed) this.logger.log({ removed }, this.work.purged);
       })
-      .catch((error: unknown) => this.logger.error({ err: error }, this.work.purgeFailed))
+      .catch((error: unknown) => this.failures.report(this.work.purgeFailed, error))
       .finally(() => (this.purging = null));
   }
 }

@@ -71,12 +71,42 @@ describe('DeliveryQueue', () => {
       {
         level: 'error',
         message: 'round failed',
-        detail: { err: failure, alsoFailedSinceLastLine: 0 },
+        detail: { err: failure, suppressed: 0, intervalMs: 10_000 },
       },
     ]);
     // Shutdown writes the count of the rounds that failed since.
     await queue.stop();
-    expect(log.written.at(-1)).toMatchObject({ detail: { alsoFailedSinceLastLine: 2 } });
+    expect(log.written.at(-1)).toMatchObject({
+      message: 'round failed: 2 more since the last line',
+      detail: { suppressed: 2 },
+    });
+  });
+
+  it('a round failing because the database is out of reach is logged without a stack', async () => {
+    // What pg rejects with while the database is cut away (its every tick fails).
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    const { queue, log } = queueOf({ step: () => Promise.reject(refused) });
+    for (let round = 0; round < 5; round++) await expect(queue.run()).rejects.toBe(refused);
+    await queue.stop();
+    expect(log.written).toEqual([
+      {
+        level: 'error',
+        message: 'round failed: Database unavailable (connection)',
+        detail: {
+          kind: 'Database unavailable (connection)',
+          error: 'connect ECONNREFUSED 127.0.0.1:5432',
+          suppressed: 0,
+          intervalMs: 10_000,
+        },
+      },
+      {
+        level: 'error',
+        message: 'round failed: Database unavailable (connection): 4 more since the last line',
+        detail: expect.objectContaining({ suppressed: 4 }) as unknown,
+      },
+    ]);
   });
 
   it('kick starts a round outside the caller; it does nothing while disabled', async () => {

@@ -1,13 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { RateLimitedLog } from '@bank/shared/logging';
+import { databaseOutage } from '@bank/shared/database';
+import { FailureLog } from '@bank/shared/logging';
 import { runDetached } from '@bank/shared/tracing';
 import { exponentialBackoffMs, fullJitterBackoffMs, RetryPolicy } from './backoff';
 import { DeliveryLoop } from './delivery-loop';
 import type { DeliveryStore } from './delivery-store';
 
 const HOUR_MS = 3_600_000;
-/** A failed round (the claim itself failing) is logged at most once per this interval. */
+/** A failed round (the claim itself failing) is logged at most once per this interval by default. */
 const ROUND_FAILURE_LOG_INTERVAL_MS = 10_000;
 /** Purge statements one purge runs at most, so that one run cannot hold the scheduler forever. */
 const PURGE_MAX_BATCHES = 100;
@@ -31,6 +32,8 @@ export interface DeliveryQueueOptions {
   purgeBatchSize: number;
   /** The log lines of a failed round, of a purge that removed rows, and of a failed purge. */
   lines: { roundFailed: string; purged: string; purgeFailed: string };
+  /** A failure that repeats is logged once per kind per this interval (default 10 s). */
+  failureLogIntervalMs?: number;
 }
 
 /**
@@ -38,8 +41,8 @@ export interface DeliveryQueueOptions {
  * of claim-and-deliver steps, started by a kick after a change committed and by a tick for
  * retries and expired leases; concurrent asks share the round in progress (and make it go round
  * once more), so a burst of changes costs one claim, not one per change. A round whose claim
- * fails ends there (the next kick or tick tries again) and is logged at most once per interval
- * with the count of the others. An hourly purge deletes settled rows. The queue's service
+ * fails ends there (the next kick or tick tries again) and is logged at most once per kind per
+ * interval with the count of the others (FailureLog: no stack for the database out of reach). An hourly purge deletes settled rows. The queue's service
  * builds one and extends DeliveryService, which starts it on bootstrap and stops it before
  * shutdown.
  */
@@ -48,23 +51,23 @@ export class DeliveryQueue {
   private again = false;
   private stopped = false;
   private readonly loop: DeliveryLoop;
-  /** Rounds whose claim failed: one line per interval, with the count of the others. */
-  private readonly roundFailures: RateLimitedLog;
+  /**
+   * Failed rounds and purges: one line per kind per interval, with the count of the others; a
+   * stack only for an unexpected failure, not for the database out of reach.
+   */
+  private readonly failures: FailureLog;
 
   constructor(
     registry: SchedulerRegistry,
     logger: Logger,
     private readonly options: DeliveryQueueOptions,
   ) {
-    this.roundFailures = new RateLimitedLog(
-      ROUND_FAILURE_LOG_INTERVAL_MS,
-      ({ detail, suppressed }) =>
-        logger.error(
-          { err: detail.err, alsoFailedSinceLastLine: suppressed },
-          options.lines.roundFailed,
-        ),
+    this.failures = new FailureLog(
+      logger,
+      options.failureLogIntervalMs ?? ROUND_FAILURE_LOG_INTERVAL_MS,
+      databaseOutage,
     );
-    this.loop = new DeliveryLoop(registry, logger, {
+    this.loop = new DeliveryLoop(registry, logger, this.failures, {
       name: options.name,
       tickMs: options.tickMs,
       kick: () => this.kick(),
@@ -111,7 +114,7 @@ export class DeliveryQueue {
         }
       } while (this.again && !this.stopped);
     } catch (error) {
-      this.roundFailures.report('round', { err: error });
+      this.failures.report(this.options.lines.roundFailed, error);
       throw error;
     }
   }
@@ -158,7 +161,7 @@ export class DeliveryQueue {
   /** Before the HTTP server closes: nothing new starts; the round and the purge in flight finish. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.roundFailures.flush();
     await Promise.all([this.loop.stop(), this.idle()]);
+    this.failures.flush();
   }
 }

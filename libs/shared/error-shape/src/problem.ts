@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { HttpException } from '@nestjs/common';
-import { databaseUnavailable, uniqueViolationConstraint } from '@bank/shared/database';
+import { databaseOutage, uniqueViolationConstraint } from '@bank/shared/database';
 import { DomainError, FieldError, RequestValidationError } from '@bank/shared/errors';
 import { MethodNotAllowedError } from '@bank/shared/http';
 
@@ -192,14 +192,14 @@ export function toProblem(exception: unknown): Problem {
       unexpected: false,
     };
   }
-  const unavailable = databaseUnavailable(exception);
-  if (unavailable) {
+  const outage = databaseOutage(exception);
+  if (outage) {
     return {
       status: 503,
       code: 'DATABASE_UNAVAILABLE',
       message: 'The database is unavailable; retry later',
       unexpected: false,
-      outage: `Database unavailable (${unavailable})`,
+      outage,
     };
   }
   const framework = exception as FrameworkError | null | undefined;

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -93,7 +93,10 @@ describe('loggerParams', () => {
     expect(JSON.stringify(line)).not.toContain('79990000000');
   });
 
-  it("names the error's type on pino-http's line of a 5xx answer", async () => {
+  /** pino-http's line of one request a real server answered with `answer`. */
+  async function accessLine(
+    answer: (res: ServerResponse) => void,
+  ): Promise<WrittenLine> {
     // As nestjs-pino runs it: pino-http with the services' options, on a real server. pino-http
     // wraps the err serializer, so logSafeError receives pino's serialized copy of the error.
     const written: string[] = [];
@@ -103,18 +106,34 @@ describe('loggerParams', () => {
     });
     const server = createServer((req, res) => {
       log(req, res);
-      res.writeHead(503, { 'retry-after': '1' }).end('{}');
+      answer(res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      expect((await fetch(`http://127.0.0.1:${port}/api/v1/card-issue`)).status).toBe(503);
+      await (await fetch(`http://127.0.0.1:${port}/api/v1/card-issue`)).text();
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
-    const [line] = written.map((l) => JSON.parse(l) as WrittenLine);
-    expect(line).toMatchObject({ level: 50, res: { statusCode: 503 } });
-    expect(line.err).toMatchObject({ type: 'Error', message: 'failed with status code 503' });
-    expect(line.err.stack).toMatch(/^Error: failed with status code 503/);
+    return JSON.parse(written[0]) as WrittenLine;
+  }
+
+  it("writes no made-up error, and so no stack, on pino-http's line of a 5xx answer", async () => {
+    // During a database outage every request is a 503: pino-http's own "failed with status
+    // code 503" carried its stack (about 1 KB) on each line.
+    const line = await accessLine((res) => res.writeHead(503, { 'retry-after': '1' }).end('{}'));
+    expect(line).toMatchObject({ level: 50, msg: 'request errored', res: { statusCode: 503 } });
+    expect(line.err).toBeUndefined();
+    expect(JSON.stringify(line)).not.toContain('stack');
+  });
+
+  it("names the error's type on pino-http's line of a response that failed", async () => {
+    const line = await accessLine((res) => {
+      (res as typeof res & { err?: Error }).err = new TypeError('the body could not be written');
+      res.writeHead(500).end('{}');
+    });
+    expect(line).toMatchObject({ level: 50, res: { statusCode: 500 } });
+    expect(line.err).toMatchObject({ type: 'TypeError', message: 'the body could not be written' });
+    expect(line.err.stack).toMatch(/^TypeError: the body could not be written/);
   });
 });

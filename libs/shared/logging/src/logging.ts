@@ -102,6 +102,21 @@ export function loggerParams(
               : res.statusCode >= 400
                 ? 'warn'
                 : 'info',
+        // pino-http makes up an error ("failed with status code 503") for every 5xx answered
+        // without one of its own, and its stack is pino-http's own frames: about 1 KB per
+        // request while the database is out of reach. The access line keeps the status; the
+        // failure itself is the service filter's to log (the stack of an unexpected one, an
+        // outage once per interval with a count). A real error of the response stays.
+        customErrorObject: (
+          _req: IncomingMessage,
+          res: ServerResponse,
+          error: Error,
+          line: Record<string, unknown>,
+        ) => {
+          if (error.message !== `failed with status code ${res.statusCode}`) return line;
+          const { err: _madeUp, ...rest } = line;
+          return rest;
+        },
         serializers,
         timestamp: () => `,"time":"${new Date().toISOString()}"`,
       },
