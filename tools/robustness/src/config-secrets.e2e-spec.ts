@@ -36,9 +36,43 @@ describe('start-up refusals name the rule, never a credential', () => {
   );
 
   it.each([
+    ['card-issue', spawnCardIssue],
+    ['client-registration', spawnClientRegistration],
+  ])(
+    '%s: an unencoded "@" in the DATABASE_URL password stops the start, saying to encode it',
+    async (_name, spawn) => {
+      // pg would read the host from the wrong "@" on and fail on "getaddrinfo ENOTFOUND",
+      // naming a piece of the password as the host.
+      const output = await failedStart(() =>
+        spawn({ DATABASE_URL: `postgres://app:${PASSWORD}@x@db.internal:5432/cards` }),
+      );
+      expect(output).toMatch(/exited with 1/);
+      const lines = output.split('\n').filter((line) => line.includes('DATABASE_URL'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('DATABASE_URL="postgres://app:***@db.internal:5432/cards"');
+      expect(lines[0]).toMatch(/unencoded "@".*@ as %40/);
+      expect(output).not.toContain(PASSWORD);
+      expect(output).not.toMatch(/ENOTFOUND|getaddrinfo/);
+    },
+    60_000,
+  );
+
+  it.each([
     ['shorter than 32 characters', 'Sx-31b7', /X_SECRET must be at least 32 characters/],
     ['the development default', 'dev-secret', /X_SECRET must not be the development default/],
     ['surrounded by whitespace', ` Sx-${'7'.repeat(40)} `, /X_SECRET must not begin or end/],
+    // Long enough, and weak.
+    ['of one character repeated', 'a'.repeat(32), /X_SECRET must not be a short pattern repeated/],
+    [
+      'of the development default repeated',
+      'dev-secretdev-secretdev-secret12',
+      /X_SECRET must not be made of default or common words/,
+    ],
+    [
+      'of a placeholder repeated',
+      'changeme'.repeat(4),
+      /X_SECRET must have at least 128 bits of entropy/,
+    ],
   ])(
     'card-issue with NODE_ENV=production refuses an X_SECRET %s, naming the rule only',
     async (_name, secret, rule) => {

@@ -15,8 +15,9 @@ describe('CardIssueEnvironment', () => {
     );
   });
 
-  it('takes an X_SECRET of 32 characters or more in production', () => {
-    const secret = 'a'.repeat(31) + 'Z';
+  it('takes a random X_SECRET of 32 characters or more in production', () => {
+    // openssl rand -base64 24
+    const secret = 'q7Vn2+LwX9pRt4Zk8Jm3Hs6Bd1Fy5Gc0';
     const env = validateEnvironment(CardIssueEnvironment, {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://card_issue@db:5432/card_issue',
@@ -33,6 +34,23 @@ describe('CardIssueEnvironment', () => {
       'surrounded by whitespace',
       ` ${'k'.repeat(40)}\n`,
       /X_SECRET must not begin or end with whitespace/,
+    ],
+    // Long enough, and weak: these passed the length rule.
+    ['of one character repeated', 'a'.repeat(32), /X_SECRET must not be a short pattern repeated/],
+    [
+      'of the development default repeated',
+      'dev-secretdev-secretdev-secret12',
+      /X_SECRET must not be made of default or common words/,
+    ],
+    [
+      'of a placeholder repeated',
+      'changeme'.repeat(4),
+      /X_SECRET must not be a short pattern repeated.*; X_SECRET must not be made of default or common words/,
+    ],
+    [
+      'of too little entropy',
+      'abcdefghijklmnopqrstuvwxyzabcdefghij',
+      /X_SECRET must have at least 128 bits of entropy/,
     ],
   ])(
     'refuses a production X_SECRET %s, naming the rule but not the value',

@@ -13,7 +13,13 @@ import {
   ValidateIf,
   ValidationArguments,
 } from 'class-validator';
-import { BaseEnvironment, Describe, toBoolean } from '@bank/shared/config';
+import {
+  BaseEnvironment,
+  Describe,
+  MIN_SECRET_BITS,
+  secretStrengthProblems,
+  toBoolean,
+} from '@bank/shared/config';
 import { parseCidrList } from '@bank/shared/webhooks';
 
 export const SERVICE_NAME = 'card-issue';
@@ -31,7 +37,9 @@ export const MIN_PRODUCTION_SECRET_LENGTH = 32;
 
 /**
  * The rules a production X_SECRET breaks, each worded without the value (the start-up
- * message names the rule, never the secret).
+ * message names the rule, never the secret): its length, the development default, whitespace
+ * around it, and its strength (secretStrengthProblems: no short pattern repeated, not made of
+ * default words, at least 128 bits of estimated entropy).
  */
 export function productionSecretRules(secret: string): string[] {
   const broken: string[] = [];
@@ -42,6 +50,7 @@ export function productionSecretRules(secret: string): string[] {
   if (secret.trim() === DEV_X_SECRET)
     broken.push('X_SECRET must not be the development default with NODE_ENV=production');
   if (secret !== secret.trim()) broken.push('X_SECRET must not begin or end with whitespace');
+  broken.push(...secretStrengthProblems('X_SECRET', secret.trim()));
   return broken;
 }
 
@@ -55,7 +64,7 @@ export class CardIssueEnvironment extends BaseEnvironment {
       'send (never logged).',
     {
       default: 'unset: `dev-secret`, with a warning at start-up',
-      production: `Required: at least ${MIN_PRODUCTION_SECRET_LENGTH} characters, not \`${DEV_X_SECRET}\`, no surrounding whitespace`,
+      production: `Required: at least ${MIN_PRODUCTION_SECRET_LENGTH} characters and ${MIN_SECRET_BITS} bits of estimated entropy (security.md), not \`${DEV_X_SECRET}\`, no surrounding whitespace`,
     },
   )
   @Transform(emptyToUndefined)
@@ -376,7 +385,7 @@ export class CardIssueEnvironment extends BaseEnvironment {
 
   @Describe(
     'Address ranges webhook targets may use although not globally reachable (private, ' +
-      'loopback, link-local, the IANA special-purpose registries, this host\'s own addresses: ' +
+      "loopback, link-local, the IANA special-purpose registries, this host's own addresses: " +
       'docs/webhooks.md "Safety"; comma list of CIDRs or addresses; tests: `127.0.0.0/8`). Keep ' +
       'it unset in production unless a receiver is internal (docs/security.md).',
     { default: 'unset: none' },

@@ -101,6 +101,44 @@ describe('validateEnvironment', () => {
     expect(message).toMatch(/app:\*\*\*@|\*\*\*@/);
   });
 
+  // pg reads such a URL's host from the wrong "@" on: the service then failed on
+  // "getaddrinfo ENOTFOUND" naming a piece of the password as the host.
+  it.each([
+    ['DATABASE_URL', 'postgres://app:Pa55@word@db.internal:5432/cards', '"@"', '%40'],
+    ['DATABASE_URL', 'postgres://app:Pa55@w#rd@db.internal/cards?sslmode=require', '"@"', '%40'],
+    ['DATABASE_URL', 'postgres://app:Pa55/w@rd@db.internal/cards', '"@", "/"', '%2F'],
+    ['DATABASE_URL', 'postgres://ap@p:Pa55word@db.internal/cards', '"@"', '%40'],
+    ['DATABASE_DIRECT_URL', 'postgres://app:Pa55?word@db.internal/cards', '"?"', '%3F'],
+  ])(
+    'refuses %s with an unencoded %s in its user information, saying how to encode it',
+    (name, url, characters, encoded) => {
+      let message = 'accepted';
+      try {
+        validateEnvironment(Env, {
+          DATABASE_URL: 'postgres://app@db.internal/cards',
+          [name]: url,
+        });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(
+        `${name}="postgres://ap`, // the user name up to its first ":" stays, the password is masked
+      );
+      expect(message).toContain(`the user name or password has an unencoded ${characters}`);
+      expect(message).toContain(encoded);
+      expect(message).not.toMatch(/Pa55|w#rd|w@rd/);
+    },
+  );
+
+  it.each([
+    'postgres://app:Pa55%40word@db.internal:5432/cards',
+    'postgres://app@db.internal/cards?application_name=a@b',
+    'postgres://db.internal/cards?sslrootcert=/etc/ssl/ca.pem',
+    'postgres://app:Pa55word@db.internal/cards?options=-c%20search_path%3Dx',
+  ])('takes %s', (url) => {
+    expect(validateEnvironment(Env, { DATABASE_URL: url }).DATABASE_URL).toBe(url);
+  });
+
   it('names a secret variable and its rule, never its value', () => {
     class WithSecret extends Env {
       @Matches(/^.{8,}$/, { message: 'SOME_SECRET must be at least 8 characters' })

@@ -38,6 +38,35 @@ function isPostgresUrl(value: unknown): boolean {
   }
 }
 
+/** What each character that ends a URL's user information early is percent-encoded as. */
+const URL_DELIMITERS: Record<string, string> = { '@': '%40', '/': '%2F', '?': '%3F', '#': '%23' };
+
+/**
+ * Why a URL's user name or password would be misread, or undefined: an unencoded "@", "/", "?"
+ * or "#" in them ends the user information (or the host) early, and the driver then reads a
+ * piece of the password as the host ("getaddrinfo ENOTFOUND" naming it). The user information
+ * is taken as everything before the last "@" of the URL's head (its query left out, so that
+ * an "@" there is not taken for one); the message says which characters to encode and how,
+ * never the value.
+ */
+export function urlUserInfoProblem(value: string): string | undefined {
+  const scheme = value.indexOf('://');
+  if (scheme < 0) return undefined;
+  const rest = value.slice(scheme + 3);
+  const pathSlash = rest.lastIndexOf('/');
+  const query = rest.indexOf('?', pathSlash + 1);
+  const head = query < 0 ? rest : rest.slice(0, query);
+  const at = head.lastIndexOf('@');
+  if (at < 0) return undefined;
+  const found = Object.keys(URL_DELIMITERS).filter((c) => head.slice(0, at).includes(c));
+  if (!found.length) return undefined;
+  return (
+    `the user name or password has an unencoded ${found.map((c) => `"${c}"`).join(', ')}: ` +
+    `percent-encode it (${found.map((c) => `${c} as ${URL_DELIMITERS[c]}`).join(', ')}; ` +
+    `encodeURIComponent does it)`
+  );
+}
+
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 const commaList = ({ value }: { value: unknown }) =>
   typeof value === 'string'
@@ -90,7 +119,8 @@ export class BaseEnvironment {
 
   @Describe(
     'PostgreSQL URL, `postgres://user:password@host:5432/db` (special characters of the ' +
-      'password percent-encoded); a refused value is shown with the password masked.',
+      'user name and password percent-encoded: an unencoded `@`, `/`, `?` or `#` there is ' +
+      'refused, saying to write `@` as `%40`); a refused value is shown with the password masked.',
     {
       default: 'unset: the embedded PGlite',
       production: 'Required, unless `ALLOW_EMBEDDED_DATABASE=true`',
@@ -535,6 +565,11 @@ export function validateEnvironment<T extends BaseEnvironment>(
     problems.push(
       'DATABASE_URL is required when NODE_ENV=production (the embedded database is for development; ALLOW_EMBEDDED_DATABASE=true overrides)',
     );
+  }
+  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL'] as const) {
+    const value = given[name];
+    const problem = typeof value === 'string' && urlUserInfoProblem(value);
+    if (problem) problems.push(`${name}${shownValue(name, value)}: ${problem}`);
   }
   if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) {
     problems.push('DATABASE_DIRECT_URL is set without DATABASE_URL');
