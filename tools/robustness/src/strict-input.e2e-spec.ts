@@ -1,6 +1,13 @@
 import { HttpResult, rawRequest, sendJson, sendRaw } from './support/http';
 import { RunningTestService } from '@bank/shared/testing';
-import { BACKGROUND_OFF, createUser, selfVirtual, startCardIssue } from '@bank/card-issue/testing';
+import {
+  aUser,
+  BACKGROUND_OFF,
+  createUser,
+  SECRET,
+  selfVirtual,
+  startCardIssue,
+} from '@bank/card-issue/testing';
 import { registration, startClientRegistration } from '@bank/client-registration/testing';
 import { cardIssueRowCounts, registrationRowCounts } from './support/row-counts';
 import { ErrorShape, errorShapeProblem } from './support/shapes';
@@ -34,6 +41,13 @@ interface Service {
   unknown(path: string, body: unknown): boolean;
   /** Other routes that take a body: path and method. */
   otherWrites: [string, string][];
+  /** A route storing a name: its path, headers, and a new valid body whose name is MARKER. */
+  named: { path: string; headers: Record<string, string>; body(): unknown };
+  /**
+   * Routes that take no body, with the status each answers, on a resource made for the test
+   * (none in client-registration).
+   */
+  bodiless(url: string): Promise<[method: string, path: string, status: number][]>;
 }
 
 const SERVICES: Service[] = [
@@ -52,6 +66,23 @@ const SERVICES: Service[] = [
       ['PATCH', '/api/v1/card-issue/RCARDB23112026000001/status'],
       ['POST', '/user-api/api/v1/users'],
     ],
+    named: {
+      path: '/user-api/api/v1/users',
+      headers: { 'x-secret': SECRET },
+      body: () => aUser({ lastName: MARKER }),
+    },
+    bodiless: async (url) => {
+      const created = await sendJson(`${url}/api/v1/webhook-subscriptions`, 'POST', {
+        url: 'https://receiver.example.com/events',
+        eventTypes: ['card_issue.created'],
+      });
+      expect(created.status).toBe(201);
+      const subscription = `/api/v1/webhook-subscriptions/${(created.body as { id: string }).id}`;
+      return [
+        ['POST', `${subscription}/rotate-secret`, 200],
+        ['DELETE', subscription, 204],
+      ];
+    },
   },
   {
     name: 'client-registration',
@@ -64,6 +95,8 @@ const SERVICES: Service[] = [
     unknown: (path, body) =>
       ((body as { details?: string[] }).details ?? []).includes(`${path}: поле не предусмотрено`),
     otherWrites: [['PUT', '/api/clients/3f2b8c1e-9a4d-4e57-b1c2-7d6e5f4a3b21/passport']],
+    named: { path: '/api/clients', headers: {}, body: () => registration({ lastName: MARKER }) },
+    bodiless: () => Promise.resolve([]),
   },
 ];
 
@@ -151,5 +184,62 @@ describe.each(SERVICES)('$name: strict input', (service) => {
     );
     expectClientError(res, 400);
     expect(res.text).not.toContain(MARKER);
+  });
+
+  // A JSON Content-Type with no body is what many clients send on a POST or DELETE without
+  // one (Fastify answered it 400 "Request body is empty but declared as JSON").
+  it('takes an empty body declared as JSON on a route that takes no body', async () => {
+    for (const [method, path, status] of await service.bodiless(s.url)) {
+      for (const headers of [
+        { 'content-type': 'application/json' },
+        { 'content-type': 'application/json', 'content-length': '0' },
+      ]) {
+        const res = await sendRaw(s.url, rawRequest(method, path, { headers }));
+        expect({ method, path, status: res.status }).toEqual({ method, path, status });
+        if (method === 'DELETE') break; // once deleted, it is gone
+      }
+    }
+  });
+
+  it('answers an empty body declared as JSON on a route that needs one as a missing body', async () => {
+    const empty = await sendRaw(
+      s.url,
+      rawRequest('POST', service.write, { headers: { 'content-type': 'application/json' } }),
+    );
+    expectClientError(empty, 400);
+    // The usual answer to a body that lacks every field, not one about the JSON.
+    const missing = await sendJson(`${s.url}${service.write}`, 'POST', {});
+    const said = ({ body }: HttpResult) => {
+      const { error, message } = body as { error: string; message: string };
+      return { error, message };
+    };
+    expect(said(empty)).toEqual(said(missing));
+  });
+
+  // A byte sequence that is not UTF-8 was decoded to U+FFFD and stored so.
+  it.each([
+    ['a lone continuation byte', [0x80]],
+    ['an invalid byte', [0xff]],
+    ['a truncated sequence', [0xd0]],
+    ['an overlong encoding', [0xc0, 0xaf]],
+    ['a UTF-16 surrogate encoded', [0xed, 0xa0, 0x80]],
+  ])('refuses a body with %s in a name as not UTF-8, storing nothing', async (_name, bytes) => {
+    const [before, after] = JSON.stringify(service.named.body()).split(MARKER);
+    const body = Buffer.concat([
+      Buffer.from(`${before}Ив`),
+      Buffer.from(bytes),
+      Buffer.from(`ан${after}`),
+    ]);
+    const state = await service.state(s);
+    const res = await sendRaw(
+      s.url,
+      rawRequest('POST', service.named.path, {
+        headers: { 'content-type': 'application/json', ...service.named.headers },
+        body,
+      }),
+    );
+    expectClientError(res, 400);
+    expect((res.body as { message: string }).message).toMatch(/UTF-8/);
+    expect(await service.state(s)).toBe(state);
   });
 });

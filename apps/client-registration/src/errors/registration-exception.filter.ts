@@ -83,6 +83,10 @@ const GENERIC: Record<string, RussianText> = {
     message: 'Тело запроса не является корректным JSON',
   },
   ROUTE_NOT_FOUND: { title: 'Ресурс не найден', message: 'Запрошенный ресурс не существует' },
+  BODY_NOT_UTF8: {
+    title: 'Некорректный запрос',
+    message: 'Тело запроса не в кодировке UTF-8',
+  },
   BODY_TOO_COMPLEX: {
     title: 'Некорректный запрос',
     message: 'Тело запроса содержит более 500 полей или вложено глубже 16 уровней',

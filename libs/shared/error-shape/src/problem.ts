@@ -78,6 +78,11 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; message: str
     code: 'MALFORMED_JSON',
     message: 'Request body is empty but declared as JSON',
   },
+  BODY_NOT_UTF8: {
+    status: 400,
+    code: 'BODY_NOT_UTF8',
+    message: 'Request body is not valid UTF-8',
+  },
   BODY_TOO_COMPLEX: {
     status: 400,
     code: 'BODY_TOO_COMPLEX',

@@ -25,4 +25,4 @@ export {
   type TrustProxy,
   trustProxyProblem,
 } from './trust-proxy';
-export { BODY_TOO_COMPLEX, MAX_BODY_DEPTH, MAX_BODY_MEMBERS } from './json-bodies';
+export { BODY_NOT_UTF8, BODY_TOO_COMPLEX, MAX_BODY_DEPTH, MAX_BODY_MEMBERS } from './json-bodies';
