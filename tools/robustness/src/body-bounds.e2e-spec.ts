@@ -133,5 +133,71 @@ describe.each(TARGETS)('bodies over the bounds: $service', (target) => {
   );
 });
 
+/**
+ * Bodies over the 1 MiB limit, sent by Node's fetch (undici) twenty at a time, several rounds
+ * on its kept-alive connections, beside ordinary requests: each must be read as a 413 in the
+ * error shape. The service used to answer while the client was still sending and destroy the
+ * connection at once, and a client that had not read the answer yet lost it (fetch failed with
+ * EPIPE on a third of them).
+ */
+const OVERSIZED_AT_ONCE = 20;
+const OVERSIZED_ROUNDS = 3;
+/** Big enough that the client is still sending when the answer comes (2 MiB often were not). */
+const OVERSIZED_MIB = 6;
+const OVERSIZED = JSON.stringify({ pad: 'x'.repeat(OVERSIZED_MIB * 1024 * 1024) });
+
+describe.each(TARGETS)('bodies over 1 MiB: $service', (target) => {
+  let db: TestDatabase;
+  let child: TestServiceProcess;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(`robust_over_${target.service.replace('-', '_')}`);
+    child = await target.spawn(db.url);
+  }, 120_000);
+  afterAll(async () => {
+    await child?.stop('SIGKILL');
+    await db?.drop();
+  });
+
+  it(`answers every one of ${OVERSIZED_AT_ONCE} at once 413 in the error shape, the client reading it`, async () => {
+    const failure = (error: Error & { cause?: Error }) => String(error.cause ?? error);
+    const began = performance.now();
+    const outcomes: Record<string, number> = {};
+    for (let round = 0; round < OVERSIZED_ROUNDS; round++) {
+      const [oversized, ordinary] = await Promise.all([
+        Promise.all(
+          Array.from({ length: OVERSIZED_AT_ONCE }, () =>
+            post(`${child.url}${target.path}`, OVERSIZED).then(
+              (res) => errorShapeProblem(res, target.shape) ?? String(res.status),
+              failure,
+            ),
+          ),
+        ),
+        Promise.all(
+          Array.from({ length: OVERSIZED_AT_ONCE }, () =>
+            fetch(`${child.url}/api/health/live`).then(
+              async (res) => `${res.status} ${(await res.text()).length > 0}`,
+              failure,
+            ),
+          ),
+        ),
+      ]);
+      for (const outcome of oversized) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+      expect(ordinary.filter((outcome) => outcome !== '200 true')).toEqual([]);
+    }
+    expect(outcomes).toEqual({ '413': OVERSIZED_AT_ONCE * OVERSIZED_ROUNDS });
+    figures.add({
+      scenario: `${target.service}: ${OVERSIZED_AT_ONCE} bodies of ${OVERSIZED_MIB} MiB at once, ${OVERSIZED_ROUNDS} rounds, fetch`,
+      database: figureDatabase(db),
+      sent: `${OVERSIZED_AT_ONCE * OVERSIZED_ROUNDS} POSTs over 1 MiB, as many health checks`,
+      answered: `${OVERSIZED_AT_ONCE * OVERSIZED_ROUNDS} x 413 in the error shape, read by the client`,
+      stored: 'nothing',
+      lost: 0,
+      orphans: 0,
+      recovered: `all rounds in ${formatMs(performance.now() - began)}`,
+    });
+  }, 120_000);
+});
+
 // Timed: never beside another heavy file when Jest runs two files at a time.
 runsExclusively();

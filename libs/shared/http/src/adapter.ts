@@ -7,6 +7,7 @@ import { REQUEST_ID_OPTIONS } from './request-id';
 import { ROUTER_OPTIONS } from './route-methods';
 import { TIMEOUT_OPTIONS } from './timeouts';
 import { trustProxyOf } from './trust-proxy';
+import { endGentlyOnUnreadBodies } from './unread-bodies';
 
 /**
  * The Fastify adapter of a service, with what Fastify takes only when it is built: bodies of
@@ -36,5 +37,7 @@ export function createHttpAdapter(): FastifyAdapter {
     routerOptions: { ...ROUTER_OPTIONS },
     ...REQUEST_ID_OPTIONS,
   });
+  // A 413 answered before the body was read must reach a client still sending it.
+  endGentlyOnUnreadBodies(adapter.getHttpServer());
   return adapter;
 }
