@@ -3,6 +3,7 @@ import './tracing';
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { maskCredentials, validateEnvironment } from '@bank/shared/config';
+import { logFatal } from '@bank/shared/logging';
 import { CoreModule, runService } from '@bank/shared/nest';
 import { AppModule } from './app.module';
 import { configureApp } from './configure-app';
@@ -22,7 +23,8 @@ if (isOutboxCommand(command)) {
       SERVICE_NAME,
     ),
   ).catch((error: unknown) => {
-    console.error(maskCredentials(error instanceof Error ? error.message : String(error)));
+    const reason = maskCredentials(error instanceof Error ? error.message : String(error));
+    if (!logFatal(SERVICE_NAME, reason)) console.error(reason);
     process.exit(1);
   });
 } else {

@@ -1,11 +1,48 @@
-import { spawnCardIssue } from '@bank/card-issue/testing';
-import { spawnClientRegistration } from '@bank/client-registration/testing';
+import { closedPort, runServiceCommand } from '@bank/shared/testing';
+import { CARD_ISSUE_MAIN, spawnCardIssue } from '@bank/card-issue/testing';
+import {
+  CLIENT_REGISTRATION_MAIN,
+  spawnClientRegistration,
+} from '@bank/client-registration/testing';
 
 /**
  * Issue 14 items 2 and 9: a service started with bad configuration stops with a message that
  * names the variable and the rule; a password in a URL and a secret never appear in it.
  */
 const PASSWORD = 'Pw-9f3a71c2-leak';
+
+/** The lines of a process's output that are not JSON objects (spawnTestService's own excepted). */
+function nonJsonLines(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^\S+ exited with \d+:$/.test(line))
+    .filter((line) => {
+      try {
+        const parsed = JSON.parse(line) as unknown;
+        return !parsed || typeof parsed !== 'object' || Array.isArray(parsed);
+      } catch {
+        return true;
+      }
+    });
+}
+
+/** What a line says: the message of a JSON line (the services log JSON but in development). */
+function said(line: string): string {
+  try {
+    const { msg } = JSON.parse(line) as { msg?: unknown };
+    return typeof msg === 'string' ? msg : line;
+  } catch {
+    return line;
+  }
+}
+
+/** What the output says, a JSON line's message in place of the line. */
+function saidIn(output: string): string {
+  return output.split('\n').map(said).join('\n');
+}
+
+/** A production X_SECRET that passes every rule (openssl rand -base64 24). */
+const STRONG_X_SECRET = 'q7Vn2+LwX9pRt4Zk8Jm3Hs6Bd1Fy5Gc0';
 
 /** The output of a start that must fail (spawnTestService throws with the process's output). */
 async function failedStart(start: () => Promise<{ stop(signal: NodeJS.Signals): Promise<void> }>) {
@@ -29,7 +66,7 @@ describe('start-up refusals name the rule, never a credential', () => {
         spawn({ DATABASE_URL: `postgres://app:${PASSWORD} /x@db.internal:5432/cards` }),
       );
       expect(output).toMatch(/exited with 1/);
-      expect(output).toContain('DATABASE_URL="postgres://app:***@db.internal:5432/cards"');
+      expect(saidIn(output)).toContain('DATABASE_URL="postgres://app:***@db.internal:5432/cards"');
       expect(output).not.toContain(PASSWORD);
     },
     60_000,
@@ -47,10 +84,12 @@ describe('start-up refusals name the rule, never a credential', () => {
         spawn({ DATABASE_URL: `postgres://app:${PASSWORD}@x@db.internal:5432/cards` }),
       );
       expect(output).toMatch(/exited with 1/);
+      // One line, JSON as every line of the service.
       const lines = output.split('\n').filter((line) => line.includes('DATABASE_URL'));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain('DATABASE_URL="postgres://app:***@db.internal:5432/cards"');
-      expect(lines[0]).toMatch(/unencoded "@".*@ as %40/);
+      expect(nonJsonLines(output)).toEqual([]);
+      expect(said(lines[0])).toContain('DATABASE_URL="postgres://app:***@db.internal:5432/cards"');
+      expect(said(lines[0])).toMatch(/unencoded "@".*@ as %40/);
       expect(output).not.toContain(PASSWORD);
       expect(output).not.toMatch(/ENOTFOUND|getaddrinfo/);
     },
@@ -80,9 +119,42 @@ describe('start-up refusals name the rule, never a credential', () => {
         spawnCardIssue({ NODE_ENV: 'production', X_SECRET: secret }),
       );
       expect(output).toMatch(/exited with 1/);
-      expect(output).toMatch(rule);
+      expect(saidIn(output)).toMatch(rule);
       expect(output).not.toContain(secret.trim());
+      // With NODE_ENV=production the refusal is one JSON line, as every line of the service.
+      expect(nonJsonLines(output)).toEqual([]);
+      expect(output.split('\n').filter((line) => line.includes('X_SECRET'))).toHaveLength(1);
     },
     60_000,
+  );
+});
+
+/**
+ * A service started with NODE_ENV=production logs JSON lines only (pino), from its first line:
+ * the database errors of the start-up came before the service's logger was attached, and were
+ * printed by Nest's coloured text logger, the error's stack over many lines.
+ */
+describe('start-up with NODE_ENV=production logs JSON lines only', () => {
+  it.each([
+    ['card-issue', CARD_ISSUE_MAIN],
+    ['client-registration', CLIENT_REGISTRATION_MAIN],
+  ])(
+    '%s: a database out of reach at start',
+    async (_name, main) => {
+      const { code, output } = await runServiceCommand(main, [], {
+        NODE_ENV: 'production',
+        AUTH_MODE: 'none',
+        X_SECRET: STRONG_X_SECRET,
+        LOG_LEVEL: 'info',
+        HOST: '127.0.0.1',
+        PORT: String(await closedPort()),
+        DATABASE_URL: `postgres://app:${PASSWORD}@127.0.0.1:${await closedPort()}/cards`,
+      });
+      expect(code).toBe(1);
+      expect(output).toMatch(/ECONNREFUSED/);
+      expect(nonJsonLines(output)).toEqual([]);
+      expect(output).not.toContain(PASSWORD);
+    },
+    90_000,
   );
 });

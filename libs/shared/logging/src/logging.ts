@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { Params } from 'nestjs-pino';
+import type { LoggerService } from '@nestjs/common';
+import { Logger, Params, PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { REQUEST_ID_HEADER } from '@bank/shared/tracing';
 import { logSafeError } from './log-safe-error';
@@ -123,4 +124,48 @@ export function loggerParams(
       (format === 'pretty' && prettyDestination()) || pino.destination({ dest: 1, sync: true }),
     ],
   };
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** loggerParams from the raw environment where the service logs JSON; undefined elsewhere. */
+function startParams(serviceName: string, raw: NodeJS.ProcessEnv): Params | undefined {
+  const format =
+    raw.LOG_FORMAT === 'json' || raw.LOG_FORMAT === 'pretty' ? raw.LOG_FORMAT : undefined;
+  if (logFormat({ LOG_FORMAT: format, NODE_ENV: raw.NODE_ENV ?? 'development' }) !== 'json')
+    return undefined;
+  const level = LEVELS.includes(raw.LOG_LEVEL ?? '') ? (raw.LOG_LEVEL as string) : 'info';
+  return loggerParams(serviceName, level, 'json', raw.BASE_PATH ?? '');
+}
+
+/**
+ * The logger of a service's start, before the service's own (LoggerModule's) is attached: the
+ * same JSON lines (pino, loggerParams) wherever the service logs JSON, so that what goes wrong
+ * while it starts (the database out of reach) is a JSON line too, not Nest's coloured text.
+ * Read from the raw environment, valid or not (an invalid LOG_LEVEL is taken as info);
+ * undefined where the service logs readable lines (Nest's own logger prints them then).
+ */
+export function bootstrapLogger(
+  serviceName: string,
+  raw: NodeJS.ProcessEnv = process.env,
+): LoggerService | undefined {
+  const params = startParams(serviceName, raw);
+  return params && new Logger(new PinoLogger(params), params);
+}
+
+/**
+ * Writes why the service stops (a bad configuration, a failed start) as one `fatal` JSON line,
+ * whatever LOG_LEVEL silences, where the service logs JSON; false where it logs readable lines
+ * (the caller prints the text then).
+ */
+export function logFatal(
+  serviceName: string,
+  message: string,
+  raw: NodeJS.ProcessEnv = process.env,
+): boolean {
+  const params = startParams(serviceName, raw);
+  if (!params) return false;
+  const [options, destination] = params.pinoHttp as [pino.LoggerOptions, pino.DestinationStream];
+  pino({ ...options, level: 'fatal' }, destination).fatal(message);
+  return true;
 }

@@ -10,6 +10,7 @@ import { CoreModule, ENVIRONMENT } from './core.module';
 import { listen } from './configure';
 import { BaseEnvironment, maskCredentials, validateEnvironment } from '@bank/shared/config';
 import { createHttpAdapter } from '@bank/shared/http';
+import { bootstrapLogger, logFatal } from '@bank/shared/logging';
 
 export interface ServiceDefinition<T extends BaseEnvironment> {
   serviceName: string;
@@ -43,22 +44,29 @@ export function runService<T extends BaseEnvironment>(service: ServiceDefinition
       )
     : serve(service);
   run.catch((error: unknown) => {
-    // A driver's or parser's message may quote a URL: never with its password.
-    console.error(maskCredentials(error instanceof Error ? error.message : String(error)));
+    // A driver's or parser's message may quote a URL: never with its password. Where the
+    // service logs JSON (production), the reason is a JSON line too.
+    const reason = maskCredentials(error instanceof Error ? error.message : String(error));
+    if (!logFatal(service.serviceName, reason)) console.error(reason);
     process.exit(1);
   });
 }
 
 async function serve<T extends BaseEnvironment>(service: ServiceDefinition<T>): Promise<void> {
+  // Nest's lines are buffered until configureApp attaches the service's logger; if the start
+  // fails first (the database out of reach), Nest writes them with the logger given here: JSON
+  // lines where the service logs JSON (production), else Nest's own.
+  const logger = bootstrapLogger(service.serviceName);
   const app = await NestFactory.create<NestFastifyApplication>(
     service.appModule(),
     createHttpAdapter(),
-    {
-      bufferLogs: true,
-    },
+    logger ? { bufferLogs: true, logger } : { bufferLogs: true },
   );
   service.configureApp(app);
-  exitByShutdownDeadline(app.get<BaseEnvironment>(ENVIRONMENT).SHUTDOWN_TIMEOUT_MS);
+  exitByShutdownDeadline(
+    app.get<BaseEnvironment>(ENVIRONMENT).SHUTDOWN_TIMEOUT_MS,
+    service.serviceName,
+  );
   const urls = await listen(app);
   new Logger('NestApplication').log(
     `Listening at ${urls.url} (Swagger UI ${urls.docs}, health ${urls.health})`,
@@ -74,12 +82,11 @@ export const SHUTDOWN_REST_MS = 5_000;
  * hang (the database pool, a background job), the process still ends SHUTDOWN_REST_MS later,
  * inside the orchestrator's grace period, instead of being killed at its end.
  */
-function exitByShutdownDeadline(shutdownTimeoutMs: number): void {
+function exitByShutdownDeadline(shutdownTimeoutMs: number, serviceName: string): void {
   const arm = (signal: NodeJS.Signals) => {
     setTimeout(() => {
-      console.error(
-        `Shutdown on ${signal} not finished after ${shutdownTimeoutMs + SHUTDOWN_REST_MS} ms: exiting`,
-      );
+      const reason = `Shutdown on ${signal} not finished after ${shutdownTimeoutMs + SHUTDOWN_REST_MS} ms: exiting`;
+      if (!logFatal(serviceName, reason)) console.error(reason);
       process.exit(1);
     }, shutdownTimeoutMs + SHUTDOWN_REST_MS).unref();
   };
