@@ -1,23 +1,11 @@
-import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, runMigrationsLocked } from '@bank/shared/database';
 import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
-import { DATABASE_OPTIONS } from './database.config';
+import { migratedDataSource, migrationsBefore } from './migration-test-support';
 import { FailureReasonsWithoutPassports1795450000000 } from './migrations/1795450000000-FailureReasonsWithoutPassports';
 
 const OLD =
   'The card holder could not be created in the user service: A user with passport series 4510 and number 123456 is already registered';
 const NEW =
   'The card holder could not be created in the user service: it conflicts with an existing user';
-
-function dataSource(url: string, migrations: DataSource['options']['migrations']): DataSource {
-  return new DataSource(
-    buildDataSourceOptions(
-      url,
-      { poolSize: 2, statementTimeoutMs: 10_000 },
-      { ...DATABASE_OPTIONS, migrations: migrations as (typeof DATABASE_OPTIONS)['migrations'] },
-    ),
-  );
-}
 
 // A database that stored the old failure reasons is rewritten by the migration, and nothing else.
 describe('migration: failure reasons without passports (integration)', () => {
@@ -31,13 +19,11 @@ describe('migration: failure reasons without passports (integration)', () => {
   });
 
   it('rewrites the stored reason and the replayable answer that hold a passport', async () => {
-    const earlier = DATABASE_OPTIONS.migrations.filter(
-      (migration) => migration !== FailureReasonsWithoutPassports1795450000000,
+    const before = await migratedDataSource(
+      db.url,
+      migrationsBefore(FailureReasonsWithoutPassports1795450000000),
     );
-    expect(earlier.length).toBe(DATABASE_OPTIONS.migrations.length - 1);
-    const before = await dataSource(db.url, earlier).initialize();
     try {
-      await runMigrationsLocked(before, DATABASE_OPTIONS.serviceName);
       const row = (id: string, reason: string) =>
         before.query(
           `INSERT INTO card_issue_requests (request_id, status, failure_reason, card_owner,
@@ -56,9 +42,8 @@ describe('migration: failure reasons without passports (integration)', () => {
       await before.destroy();
     }
 
-    const after = await dataSource(db.url, DATABASE_OPTIONS.migrations).initialize();
+    const after = await migratedDataSource(db.url);
     try {
-      await runMigrationsLocked(after, DATABASE_OPTIONS.serviceName);
       expect(
         await after.query(
           `SELECT request_id, failure_reason FROM card_issue_requests ORDER BY request_id`,

@@ -1,19 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, runMigrationsLocked } from '@bank/shared/database';
 import { createTestDatabase, TestDatabase } from '@bank/shared/testing';
-import { DATABASE_OPTIONS } from './database.config';
+import { migratedDataSource, migrationsBefore } from './migration-test-support';
 import { WebhookAttemptErrors1795470000000 } from './migrations/1795470000000-WebhookAttemptErrors';
-
-function dataSource(url: string, migrations: DataSource['options']['migrations']): DataSource {
-  return new DataSource(
-    buildDataSourceOptions(
-      url,
-      { poolSize: 2, statementTimeoutMs: 10_000 },
-      { ...DATABASE_OPTIONS, migrations: migrations as (typeof DATABASE_OPTIONS)['migrations'] },
-    ),
-  );
-}
 
 /** What earlier versions stored, and what the delivery log says of it now. */
 const STORED: [string | null, string | null][] = [
@@ -42,13 +30,11 @@ describe('migration: webhook attempt errors without network details (integration
   });
 
   it('rewrites last_error and the attempt log to the category of each error', async () => {
-    const earlier = DATABASE_OPTIONS.migrations.filter(
-      (migration) => migration !== WebhookAttemptErrors1795470000000,
+    const before = await migratedDataSource(
+      db.url,
+      migrationsBefore(WebhookAttemptErrors1795470000000),
     );
-    expect(earlier.length).toBe(DATABASE_OPTIONS.migrations.length - 1);
-    const before = await dataSource(db.url, earlier).initialize();
     try {
-      await runMigrationsLocked(before, DATABASE_OPTIONS.serviceName);
       const subscription = randomUUID();
       await before.query(
         `INSERT INTO webhook_subscriptions (id, url, event_types, secret, created_at, updated_at)
@@ -71,9 +57,8 @@ describe('migration: webhook attempt errors without network details (integration
       await before.destroy();
     }
 
-    const after = await dataSource(db.url, DATABASE_OPTIONS.migrations).initialize();
+    const after = await migratedDataSource(db.url);
     try {
-      await runMigrationsLocked(after, DATABASE_OPTIONS.serviceName);
       const rows = await after.query<{ last: string | null; attempt: string | null }[]>(
         `SELECT d.last_error AS last, a.error AS attempt FROM webhook_deliveries d
          JOIN webhook_delivery_attempts a ON a.delivery_id = d.id ORDER BY d.request_id`,
