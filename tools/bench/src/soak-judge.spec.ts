@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './context';
 import {
+  imageEnv,
   judgePlateau,
   memoryOfMetrics,
   parseMetrics,
@@ -184,3 +188,39 @@ describe('runtimeMemoryEnv', () => {
     ).toEqual({ NODE_OPTIONS: '--max-old-space-size=384' });
   });
 });
+
+describe('imageEnv', () => {
+  it('reads the ENV instructions of a Dockerfile stage, continued lines and quotes included', () => {
+    const dockerfile = [
+      'FROM node AS build',
+      'ENV CI=true NX_DAEMON=false',
+      'FROM node AS runtime',
+      'ENV NODE_ENV=production \\',
+      '    PORT=3000 \\',
+      '    NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=16" \\',
+      '    MALLOC_ARENA_MAX=2',
+      'CMD ["node", "main.js"]',
+    ].join('\n');
+    expect(imageEnv(dockerfile)).toEqual({
+      NODE_ENV: 'production',
+      PORT: '3000',
+      NODE_OPTIONS: '--max-old-space-size=256 --max-semi-space-size=16',
+      MALLOC_ARENA_MAX: '2',
+    });
+  });
+
+  it.each(['card-issue', 'client-registration'])(
+    "finds in %s's image the runtime memory settings of its k8s config.env",
+    (service) => {
+      const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+      const shipped = runtimeMemoryEnv(read(`k8s/${service}/config.env`), {});
+      expect(Object.keys(shipped)).toEqual(['NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
+      const image = imageEnv(read(`apps/${service}/Dockerfile`));
+      expect(runtimeMemoryEnv('', { ...prefixed(image) })).toEqual(shipped);
+    },
+  );
+});
+
+/** BENCH_SOAK_<key> for each key: runtimeMemoryEnv's overrides, to pick the same keys. */
+const prefixed = (env: Record<string, string>) =>
+  Object.fromEntries(Object.entries(env).map(([k, v]) => [`BENCH_SOAK_${k}`, v]));

@@ -189,3 +189,20 @@ export function judgePlateau(
     reasons,
   };
 }
+
+/**
+ * The variables the ENV instructions of a Dockerfile's last stage (the image that runs) set,
+ * `KEY=value` pairs with continued lines and double quotes.
+ */
+export function imageEnv(dockerfile: string): Record<string, string> {
+  const instructions = dockerfile.replace(/\\\n/g, ' ').split('\n');
+  const lastFrom = instructions.findLastIndex((line) => /^FROM\s/i.test(line));
+  const env: Record<string, string> = {};
+  for (const line of instructions.slice(lastFrom + 1)) {
+    const match = /^ENV\s+(.*)$/i.exec(line.trim());
+    if (!match) continue;
+    for (const pair of match[1].matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|\S*)/g))
+      env[pair[1]] = pair[3] ?? pair[2];
+  }
+  return env;
+}

@@ -6,7 +6,7 @@
  * BENCH_SOAK_SAMPLE_S seconds and judged: did the RSS level off below 70 % of the 512Mi limit?
  *
  * Settings (environment): BENCH_SOAK_MINUTES (60), BENCH_SOAK_RATE (requests per second over all
- * connections, 200), BENCH_SOAK_CONNECTIONS (10), BENCH_SOAK_SAMPLE_S (15), BENCH_SOAK_WINDOW_S
+ * connections, 200), BENCH_SOAK_CONNECTIONS (50: enough that the rate, not the latency, sets the pace), BENCH_SOAK_SAMPLE_S (15), BENCH_SOAK_WINDOW_S
  * (seconds per row of the table, 300), BENCH_SOAK_NODE_OPTIONS and BENCH_SOAK_MALLOC_ARENA_MAX
  * (instead of config.env's; empty: unset), BENCH_SOAK_CSV (where every sample is written;
  * default tmp/bench-soak-<run id>.csv).
@@ -22,6 +22,7 @@ import { rssMb } from './proc';
 import {
   judgePlateau,
   memoryOfMetrics,
+  parseMetrics,
   runtimeMemoryEnv,
   smapsRollupMiB,
   windows,
@@ -48,7 +49,7 @@ export function soakSettings(ctx: BenchContext, env = process.env): SoakSettings
   return {
     minutes: Number(env.BENCH_SOAK_MINUTES ?? 60),
     rate: Number(env.BENCH_SOAK_RATE ?? 200),
-    connections: Number(env.BENCH_SOAK_CONNECTIONS ?? 10),
+    connections: Number(env.BENCH_SOAK_CONNECTIONS ?? 50),
     sampleS: Number(env.BENCH_SOAK_SAMPLE_S ?? 15),
     windowS: Number(env.BENCH_SOAK_WINDOW_S ?? 300),
     csv: env.BENCH_SOAK_CSV ?? join(ROOT, 'tmp', `bench-soak-${ctx.runId}.csv`),
@@ -73,6 +74,8 @@ export interface SoakResult {
   statuses: Record<string, number>;
   /** Seconds the load actually ran. */
   seconds: number;
+  /** The service's own count of 5xx answers per route (http_requests_total), if any. */
+  serverErrors: Record<string, number>;
 }
 
 /** Statuses a PATCH sets in turn: moves the scheduler then moves on again. */
@@ -221,6 +224,7 @@ export async function soakBench(ctx: BenchContext): Promise<SoakResult> {
       requests,
     });
     await sample();
+    const serverErrors = await serverErrorsOf(service.url);
     const statuses: Record<string, number> = {};
     for (const klass of ['1xx', '2xx', '3xx', '4xx', '5xx'] as const) {
       const n = result[klass];
@@ -239,11 +243,25 @@ export async function soakBench(ctx: BenchContext): Promise<SoakResult> {
       errors: result.errors + result.timeouts,
       statuses,
       seconds: (Date.now() - started) / 1000,
+      serverErrors,
     };
   } finally {
     clearInterval(sampler);
     await service.stop();
   }
+}
+
+/** The 5xx answers of /metrics' http_requests_total, by method and route. */
+async function serverErrorsOf(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const errors: Record<string, number> = {};
+  for (const [series, n] of parseMetrics(text)) {
+    const match = /^http_requests_total\{method="(\w+)",route="([^"]*)",status_class="5xx"\}$/.exec(
+      series,
+    );
+    if (match && n) errors[`${match[1]} ${match[2]}`] = n;
+  }
+  return errors;
 }
 
 const CSV_COLUMNS: (keyof SoakSample)[] = [
@@ -311,7 +329,14 @@ export function soakSection(result: SoakResult): string {
       `under a mixed load at a fixed ${s.rate} req/s over ${s.connections} connections (autocannon's overall rate) for ${(result.seconds / 60).toFixed(0)} minutes: ` +
       'per 8 requests 2 card issue POSTs (VIRTUAL and PLASTIC by courier, each GETting its user from the user service over HTTP), ' +
       '3 GETs by id and 1 PATCH of the status of recent requests, 2 GETs by client (limit 10). ' +
-      `${result.requests.toLocaleString('en-US')} requests answered (${statuses}), ${result.errors} errors or timeouts. ` +
+      `${result.requests.toLocaleString('en-US')} requests answered (${statuses}), ${result.errors} errors or timeouts` +
+      `${
+        Object.keys(result.serverErrors).length
+          ? ` (5xx by route, the service's count: ${Object.entries(result.serverErrors)
+              .map(([route, n]) => `${route} ${n}`)
+              .join(', ')})`
+          : ''
+      }. ` +
       `Sampled every ${s.sampleS} s: VmRSS (/proc/<pid>/status), the anonymous memory of /proc/<pid>/smaps_rollup, and prom-client's ` +
       'heap figures from /metrics (`nodejs_heap_size_total_bytes` committed, `nodejs_heap_size_used_bytes`, `nodejs_heap_space_size_total_bytes` of the new and old spaces, `nodejs_external_memory_bytes`). ' +
       `One row per ${s.windowS / 60} minutes: the peak RSS of the stretch, the rest at its last sample. ` +
