@@ -8,7 +8,8 @@
  * Settings (environment): BENCH_SOAK_MINUTES (60), BENCH_SOAK_RATE (requests per second over all
  * connections, 200), BENCH_SOAK_CONNECTIONS (50: enough that the rate, not the latency, sets the pace), BENCH_SOAK_SAMPLE_S (15), BENCH_SOAK_WINDOW_S
  * (seconds per row of the table, 300), BENCH_SOAK_NODE_OPTIONS and BENCH_SOAK_MALLOC_ARENA_MAX
- * (instead of config.env's; empty: unset), BENCH_SOAK_CSV (where every sample is written;
+ * (instead of config.env's; empty: unset), BENCH_SOAK_ENV (a JSON object of more variables for
+ * the service, e.g. an OPERATION_API_URL that never answers, for a lasting outbox backlog), BENCH_SOAK_CSV (where every sample is written;
  * default tmp/bench-soak-<run id>.csv).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -108,6 +109,7 @@ export async function soakBench(ctx: BenchContext): Promise<SoakResult> {
     SCHEDULER_PROCESSING_DELAY_MS: '5000',
     OUTBOX_ENABLED: 'true',
     METRICS_ENABLED: 'true',
+    ...(JSON.parse(process.env.BENCH_SOAK_ENV ?? '{}') as Record<string, string>),
   });
   const pid = service.proc.pid;
   log(
@@ -232,7 +234,8 @@ export async function soakBench(ctx: BenchContext): Promise<SoakResult> {
     }
     const judgement = judgePlateau(samples);
     log(
-      `soak: ${result.requests.total} requests, ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts`,
+      `soak: ${result.requests.total} requests, ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts; ` +
+        `5xx by route ${JSON.stringify(serverErrors)}`,
     );
     return {
       settings,
