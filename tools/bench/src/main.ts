@@ -17,7 +17,10 @@
  * rewrites only that section; one that matches "before after" compares the CPU per request of the
  * card-issue POST and GET by id from BENCH_BEFORE_DIST's bundle with the workspace's dist/
  * (before-after.ts: BENCH_ROUNDS, BENCH_WARMUP_S, BENCH_DURATION_S where set, else 9 rounds of
- * 1 s + 5 s) and prints the table only.
+ * 1 s + 5 s) and prints the table only. BENCH_ONLY=soak runs the memory soak alone (soak.ts: one
+ * card-issue process under a mixed load at a fixed rate for BENCH_SOAK_MINUTES, default 60) and
+ * rewrites only its section (not with BENCH_SOAK_DOC=false); it exits 1 if the RSS did not level
+ * off below 70 % of the 512Mi limit.
  */
 import { BEFORE_AFTER, beforeAfterBench, beforeAfterSettings, beforeBundle } from './before-after';
 import { BenchContext, log } from './context';
@@ -48,6 +51,7 @@ import {
   schedulerTable,
   writeBenchmarksDoc,
   writeOverheadSection,
+  writeSoakSection,
   webhookCostSection,
   webhookCostTable,
   writeWebhookCostSection,
@@ -57,6 +61,7 @@ import { benchIssuer, verificationMicros } from './auth';
 import { schedulerBench } from './scheduler';
 import { outboxStormBench } from './outbox-storm';
 import { overheadBench } from './overhead';
+import { SOAK, soakBench, soakSection, soakTable, soakVerdict } from './soak';
 import { WEBHOOK_COST, webhookCostBench } from './webhook-cost';
 
 async function main(ctx: BenchContext): Promise<void> {
@@ -68,6 +73,13 @@ async function main(ctx: BenchContext): Promise<void> {
   const machine = await describeMachine(ctx);
   log(`${machine.postgres}, ${machine.cores} cores, node ${machine.node}`);
   buildServices(ctx);
+  if (ctx.settings.only?.test(SOAK)) {
+    const soak = await soakBench(ctx);
+    console.log(`\n${soakTable(soak)}\n\n${soakVerdict(soak)}\n`);
+    if (process.env.BENCH_SOAK_DOC !== 'false') writeSoakSection(soakSection(soak));
+    if (!soak.judgement.passed) process.exitCode = 1;
+    return;
+  }
 
   const cardDb = await createDatabase(ctx, 'card');
   const regDb = await createDatabase(ctx, 'reg');

@@ -403,6 +403,12 @@ export function benchmarksDoc(r: BenchResults): string {
 }
 
 const OVERHEAD_HEADING = '## Observability overhead';
+const SOAK_HEADING = '## Memory soak';
+
+/** Replaces only the memory soak section of docs/benchmarks.md (BENCH_ONLY=soak, soak.ts). */
+export function writeSoakSection(section: string): void {
+  writeSection(SOAK_HEADING, section, 'memory soak');
+}
 const WEBHOOK_COST_HEADING = '## Webhooks: cost per POST';
 
 /** Replaces only the webhook cost section of docs/benchmarks.md (a BENCH_ONLY run of it). */

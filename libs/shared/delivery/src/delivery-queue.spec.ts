@@ -1,3 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { eventually } from '@bank/shared/testing';
@@ -177,5 +180,33 @@ describe('DeliveryQueue', () => {
       expect(delay).toBeGreaterThanOrEqual(0);
       expect(delay).toBeLessThan(exact.retryDelayMs(n));
     }
+  });
+  it('a kick during a round keeps nothing of its caller alive while the round goes on', async () => {
+    // Under a backlog a round goes on for as long as rows keep coming, and every POST, PATCH and
+    // scheduler tick kicks it: what a kick left waiting on the round (its caller's async context,
+    // with the request's logger) piled up for as long as the round lasted.
+    const { calls, step } = manualSteps();
+    const { queue } = queueOf({ step });
+    const requestContext = new AsyncLocalStorage<{ payload: number[] }>();
+    void queue.run(); // the round in progress
+    let caller: WeakRef<object> | undefined;
+    const kickFromARequest = () => {
+      const store = { payload: new Array<number>(1_000).fill(1) };
+      caller = new WeakRef(store);
+      requestContext.run(store, () => queue.kick());
+    };
+    kickFromARequest();
+    // A WeakRef holds its target until the job that made it ends; then collect.
+    await new Promise((resolve) => setImmediate(resolve));
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    expect(queue.busy).toBe(true);
+    expect(caller?.deref()).toBeUndefined();
+    // The kick still counts: the round goes round once more before it ends.
+    calls[0].resolve(false);
+    await eventually(() => Promise.resolve(calls.length === 2), 1_000, 1);
+    calls[1].resolve(false);
+    await queue.idle();
+    expect(calls).toHaveLength(2);
   });
 });

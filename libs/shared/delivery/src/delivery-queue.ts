@@ -80,6 +80,14 @@ export class DeliveryQueue {
   /** Asks for a round soon, without waiting for it (after a change was committed). */
   kick(): void {
     if (this.stopped || !this.options.enabled) return;
+    // A round in progress only has to go round once more. Waiting on it from here would keep
+    // this caller's async context (its request's logger and stores) alive until the round ends,
+    // and under a backlog a round goes on for as long as rows keep coming: one kick per POST,
+    // PATCH and tick piled up in memory.
+    if (this.round) {
+      this.again = true;
+      return;
+    }
     // run() logs a failed round itself, once for all the callers sharing it. The round is no
     // single request's (it is shared, and delivers other requests' rows): it runs outside the
     // caller's trace and request id; each delivery continues its own row's.
