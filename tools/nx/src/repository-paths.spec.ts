@@ -39,12 +39,12 @@ describe('no tracked file names a path outside the repository', () => {
 
 describe('outsideReferences', () => {
   it('finds a relative path that climbs above the root, in a link or in plain text', () => {
-    expect(paths('README.md', 'The contract is [the spec](../shared/spec/card.md).')).toEqual([
-      '../shared/spec/card.md',
+    expect(paths('README.md', 'The contract is [the spec](../outside/spec/card.md).')).toEqual([
+      '../outside/spec/card.md',
     ]);
-    expect(paths('README.md', 'The contract is `../shared/spec/`.')).toEqual(['../shared/spec/']);
-    expect(paths('docs/decisions.md', 'See ../../shared/DECISIONS.md, please.')).toEqual([
-      '../../shared/DECISIONS.md',
+    expect(paths('README.md', 'The contract is `../outside/spec/`.')).toEqual(['../outside/spec/']);
+    expect(paths('docs/decisions.md', 'See ../../outside/DECISIONS.md, please.')).toEqual([
+      '../../outside/DECISIONS.md',
     ]);
     expect(paths('apps/card-issue/src/main.ts', "import x from '../../../../lib';")).toEqual([
       '../../../../lib',
@@ -69,12 +69,12 @@ describe('outsideReferences', () => {
     const quoting = (snippet: string) =>
       paths('docs/operations.md', ['```yaml', 'components:', `  - ${snippet}`, '```'].join('\n'));
     expect(quoting('../../monitoring')).toEqual([]); // k8s/overlays/prod -> k8s/monitoring
-    expect(quoting('../../shared/spec/card.md')).toEqual(['../../shared/spec/card.md']);
+    expect(quoting('../../outside/spec/card.md')).toEqual(['../../outside/spec/card.md']);
     // The same in an inline code span, also one that a line of the paragraph before opened.
     const inline = 'or `cd k8s/overlays/prod && kustomize edit add\ncomponent ../../monitoring`.';
     expect(paths('docs/operations.md', inline)).toEqual([]);
-    expect(paths('README.md', 'The contract is `../shared/spec/card.md`.')).toEqual([
-      '../shared/spec/card.md',
+    expect(paths('README.md', 'The contract is `../outside/spec/card.md`.')).toEqual([
+      '../outside/spec/card.md',
     ]);
     // In prose the same path is judged from the file's own directory.
     expect(paths('docs/operations.md', 'the component ../../monitoring')).toEqual([
@@ -86,8 +86,8 @@ describe('outsideReferences', () => {
   });
 
   it("finds absolute paths of one machine and the checkout's own location", () => {
-    expect(paths('README.md', 'Read /work/shared/STYLE.md first.')).toEqual([
-      '/work/shared/STYLE.md',
+    expect(paths('README.md', 'Read /work/outside/STYLE.md first.')).toEqual([
+      '/work/outside/STYLE.md',
     ]);
     expect(paths('docs/a.md', 'cd /home/me/bank && npm ci')).toEqual(['/home/me/bank']);
     expect(paths('docs/a.md', 'logs in /srv/checkout/tmp', '/srv/checkout')).toEqual([
@@ -104,7 +104,7 @@ describe('the check on a repository that breaks the rule', () => {
     root = mkdtempSync(path.join(tmpdir(), 'outside-paths-'));
     const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
     git('init', '-q');
-    writeFileSync(path.join(root, 'README.md'), 'Contract: [spec](../shared/spec/card.md)\n');
+    writeFileSync(path.join(root, 'README.md'), 'Contract: [spec](../outside/spec/card.md)\n');
     writeFileSync(path.join(root, 'notes.md'), 'Fine: [readme](README.md)\n');
     git('add', 'README.md', 'notes.md');
   });
@@ -116,8 +116,8 @@ describe('the check on a repository that breaks the rule', () => {
       {
         file: 'README.md',
         line: 1,
-        path: '../shared/spec/card.md',
-        why: 'climbs out of the repository (../shared/spec/card.md)',
+        path: '../outside/spec/card.md',
+        why: 'climbs out of the repository (../outside/spec/card.md)',
       },
     ]);
   });

@@ -1,6 +1,6 @@
 /*
  * Users clone only the repository, so no tracked file may name a path outside it: a relative
- * path that climbs above the repository root from the file's own directory (`../shared/x.md`
+ * path that climbs above the repository root from the file's own directory (`../outside/x.md`
  * in a root README, in a Markdown link or in plain text), or an absolute path of one machine
  * (`/work/...`, a home directory, this checkout's own location).
  */
