@@ -20,12 +20,15 @@
  * 1 s + 5 s) and prints the table only. BENCH_ONLY=soak runs the memory soak alone (soak.ts: one
  * card-issue process under a mixed load at a fixed rate for BENCH_SOAK_MINUTES, default 60) and
  * rewrites only its section (not with BENCH_SOAK_DOC=false); it exits 1 if the RSS did not level
- * off below 70 % of the 512Mi limit.
+ * off below 70 % of the 512Mi limit. BENCH_ONLY='hostile bodies' runs only the health probes while
+ * bodies built to make validation work are refused (hostile-bodies.ts) and rewrites only their
+ * section; the full run includes them.
  */
 import { BEFORE_AFTER, beforeAfterBench, beforeAfterSettings, beforeBundle } from './before-after';
 import { BenchContext, log } from './context';
 import { createLoadFixtures, createPayloads } from './fixtures';
 import { growthBench } from './growth';
+import { HOSTILE_BODIES, hostileBodiesBench, hostileSeconds } from './hostile-bodies';
 import {
   buildServices,
   runWithContext,
@@ -42,6 +45,9 @@ import {
   beforeAfterTable,
   benchmarksDoc,
   growthTable,
+  hostileBodiesSection,
+  hostileBodiesTable,
+  hostileBodiesVerdict,
   OBSERVABILITY_OVERHEAD,
   OUTBOX_STORM,
   overheadSection,
@@ -50,6 +56,7 @@ import {
   resultsTable,
   schedulerTable,
   writeBenchmarksDoc,
+  writeHostileBodiesSection,
   writeOverheadSection,
   writeSoakSection,
   webhookCostSection,
@@ -78,6 +85,12 @@ async function main(ctx: BenchContext): Promise<void> {
     console.log(`\n${soakTable(soak)}\n\n${soakVerdict(soak)}\n`);
     if (process.env.BENCH_SOAK_DOC !== 'false') writeSoakSection(soakSection(soak));
     if (!soak.judgement.passed) process.exitCode = 1;
+    return;
+  }
+  if (ctx.settings.only?.test(HOSTILE_BODIES)) {
+    const hostile = await hostileBodiesBench(ctx);
+    console.log(`\n${hostileBodiesTable(hostile)}\n\n${hostileBodiesVerdict(hostile)}\n`);
+    writeHostileBodiesSection(hostileBodiesSection(hostile, hostileSeconds()));
     return;
   }
 
@@ -151,6 +164,8 @@ async function main(ctx: BenchContext): Promise<void> {
   console.log(`\n${outboxStormTable(storm)}\n`);
   const growth = await growthBench(ctx);
   console.log(`\n${growthTable(growth)}\n`);
+  const hostile = await hostileBodiesBench(ctx);
+  console.log(`\n${hostileBodiesTable(hostile)}\n\n${hostileBodiesVerdict(hostile)}\n`);
 
   const minutes = (Date.now() - began) / 60_000;
   writeBenchmarksDoc(
@@ -167,6 +182,7 @@ async function main(ctx: BenchContext): Promise<void> {
       webhookCost,
     }),
   );
+  writeHostileBodiesSection(hostileBodiesSection(hostile, hostileSeconds()));
   log(`done in ${minutes.toFixed(1)} minutes`);
 }
 

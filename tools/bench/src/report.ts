@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import type { BeforeAfterResult } from './before-after';
 import { BenchSettings, ROOT, log } from './context';
 import type { GrowthRow } from './growth';
+import {
+  HOSTILE_BODIES,
+  hostileBodiesPassed,
+  PROBE_TARGET_MS,
+  type HostileBodiesRow,
+} from './hostile-bodies';
 import type { Machine } from './infra';
 import { f0, f1, f2, f3, pct, signedPct, table } from './format';
 import type { ProfileRun } from './profile';
@@ -236,6 +242,62 @@ export function webhookCostSection(result: WebhookCostResult, settings: BenchSet
     '',
     webhookCostTable(result),
   ].join('\n');
+}
+
+// ---------------------------------------------------------------- hostile bodies
+
+const HOSTILE_BODIES_HEADING = '## Health probes while bodies are refused';
+
+export function hostileBodiesTable(rows: HostileBodiesRow[]): string {
+  return table(
+    [
+      'service',
+      'bodies sent (4 clients)',
+      'probes',
+      'probe p50/p99/max ms',
+      'POSTs answered',
+      'slowest POST ms',
+    ],
+    rows.map((r) => [
+      r.service,
+      r.body === 'none (probes alone)' ? r.body : `${r.body} (${r.bodyKb} KB)`,
+      String(r.probes.count),
+      `${f1(r.probes.p50)}/${f1(r.probes.p99)}/${f1(r.probes.max)}`,
+      Object.entries(r.statuses)
+        .map(([status, n]) => `${n} x ${status}`)
+        .join(', ') || '-',
+      r.slowestPostMs ? f0(r.slowestPostMs) : '-',
+    ]),
+  );
+}
+
+/** The verdict line: the slowest probe under load against PROBE_TARGET_MS. */
+export function hostileBodiesVerdict(rows: HostileBodiesRow[]): string {
+  const loaded = rows.filter((r) => r.body !== 'none (probes alone)');
+  const slowest = Math.max(...loaded.map((r) => r.probes.max));
+  return `Target (every probe under ${PROBE_TARGET_MS} ms while the bodies are refused, each with 400): ${hostileBodiesPassed(rows) ? 'met' : 'MISSED'}; slowest probe ${f1(slowest)} ms.`;
+}
+
+/** The "Health probes while bodies are refused" section of docs/benchmarks.md. */
+export function hostileBodiesSection(rows: HostileBodiesRow[], seconds: number): string {
+  return [
+    HOSTILE_BODIES_HEADING,
+    '',
+    'Each service from its production bundle (NODE_ENV=production) on its own database. Four clients send, back to back for ' +
+      `${seconds} s, JSON bodies within the 1 MiB limit built to make validation work: 90,000 unknown keys, or 100,000 levels of nesting; ` +
+      'meanwhile a probe GETs `/api/health/live` every 20 ms (a new connection each time, as a kubelet probes). ' +
+      'The first row of each service is the same probe with nothing else running. The services refuse such bodies before validation ' +
+      '(`BODY_TOO_COMPLEX`, docs/robustness.md), so the event loop is held for milliseconds per body, not seconds.',
+    '',
+    hostileBodiesTable(rows),
+    '',
+    hostileBodiesVerdict(rows),
+  ].join('\n');
+}
+
+/** Replaces only the hostile bodies section of docs/benchmarks.md (a BENCH_ONLY run of it). */
+export function writeHostileBodiesSection(section: string): void {
+  writeSection(HOSTILE_BODIES_HEADING, section, HOSTILE_BODIES);
 }
 
 // ---------------------------------------------------------------- scheduler, growth, profiles
