@@ -68,3 +68,49 @@ describe('IdempotencyKeys waiting', () => {
     expect(db.looks).toHaveLength(1);
   });
 });
+
+/** A key table that grants the claim, then fails every statement as a database gone away would. */
+class GoneAfterClaim implements Queryable {
+  private claimed = false;
+
+  query<T>(): Promise<T> {
+    if (!this.claimed) {
+      this.claimed = true;
+      return Promise.resolve([{ claimed: true }] as T);
+    }
+    return Promise.reject(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    );
+  }
+}
+
+describe('IdempotencyLease renewal during a database outage', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 0 }));
+  afterEach(() => jest.useRealTimers());
+
+  it('logs one line per kind per 10 s with the count of the others, and no stack', async () => {
+    const lines: { fields: Record<string, unknown>; message: string }[] = [];
+    const logger = {
+      error: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }),
+    };
+    const keys = new IdempotencyKeys(
+      new GoneAfterClaim(),
+      { table: 't', leaseMs: 300, waitMs: 0, ttlHours: 24 },
+      () => new Date(),
+      logger,
+    );
+    const claim = await keys.claim('k', BODY);
+    if (claim.kind !== 'held') throw new Error(`expected the key held, got ${claim.kind}`);
+    // A renewal every 100 ms, the first failing at 100 ms: its line, then the 99 more failures
+    // of its 10 s interval counted in one line when the interval ends (at 10,100 ms).
+    await jest.advanceTimersByTimeAsync(10_150);
+    await claim.lease.release().catch(() => undefined);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toEqual({
+      message: 'Idempotency-Key lease renewal failed: Database unavailable (connection)',
+      fields: expect.objectContaining({ kind: 'Database unavailable (connection)', suppressed: 0 }),
+    });
+    expect(lines[1].fields).toMatchObject({ suppressed: 99 });
+    for (const { fields } of lines) expect(fields).not.toHaveProperty('err');
+  });
+});

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { databaseOutage } from '@bank/shared/database';
+import { FailureLog, type FailureLogger } from '@bank/shared/logging';
 import type { IdempotencySettings } from './idempotency-key.columns';
 import { idempotencyKeySql, IdempotencyKeySql } from './idempotency-keys.sql';
 import { hashBody } from './request-hash';
@@ -69,6 +71,8 @@ const MAX_PAUSE_MS = 1_000;
 /** A waiter looks again this long after the holder's lease runs out, to take the key over. */
 const AFTER_LEASE_MS = 10;
 const HOUR_MS = 3_600_000;
+/** Failed renewals are logged once per kind per this interval, with the count of the others. */
+export const LEASE_FAILURE_LOG_INTERVAL_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -81,7 +85,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * after a growing pause (50 ms doubling to 1 s, never past the lease's end), not in a loop.
  */
 export class IdempotencyKeys {
-  private readonly logger = new Logger(IdempotencyKeys.name);
+  /**
+   * Renewals that fail: a database outage fails every held key's renewal, every third of a lease,
+   * so one line per kind per interval (no stack for the database out of reach), not one each.
+   */
+  private readonly failures: FailureLog;
   private readonly sql: IdempotencyKeySql;
 
   /**
@@ -92,8 +100,10 @@ export class IdempotencyKeys {
     private readonly db: Queryable,
     private readonly options: IdempotencyOptions,
     private readonly now: () => Date = () => new Date(),
+    logger: FailureLogger = new Logger(IdempotencyKeys.name),
   ) {
     this.sql = idempotencyKeySql(options.table);
+    this.failures = new FailureLog(logger, LEASE_FAILURE_LOG_INTERVAL_MS, databaseOutage);
   }
 
   /** Takes the key for a request with this body, waiting while a parallel one holds it. */
@@ -137,7 +147,14 @@ export class IdempotencyKeys {
   }
 
   private lease(key: string, holder: string): IdempotencyLease {
-    return new IdempotencyLease(key, holder, this.db, this.sql, this.options.leaseMs, this.logger);
+    return new IdempotencyLease(
+      key,
+      holder,
+      this.db,
+      this.sql,
+      this.options.leaseMs,
+      this.failures,
+    );
   }
 }
 
@@ -151,7 +168,7 @@ export class IdempotencyLease {
     private readonly db: Queryable,
     private readonly sql: IdempotencyKeySql,
     private readonly leaseMs: number,
-    private readonly logger: Logger,
+    private readonly failures: FailureLog,
   ) {
     this.renewal = setInterval(() => void this.renew(), Math.max(1, Math.floor(leaseMs / 3)));
     this.renewal.unref();
@@ -193,7 +210,7 @@ export class IdempotencyLease {
       if (rows.length !== 1) this.stop();
     } catch (error) {
       // A missed renewal only risks a takeover, which complete() detects.
-      this.logger.warn({ err: error }, 'Idempotency-Key lease renewal failed');
+      this.failures.report('Idempotency-Key lease renewal failed', error);
     }
   }
 }

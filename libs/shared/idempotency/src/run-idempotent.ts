@@ -1,5 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { IdempotencyClaim, IdempotencyLease, IdempotencyLeaseLostError } from './idempotency-keys';
+import { databaseOutage } from '@bank/shared/database';
+import { FailureLog } from '@bank/shared/logging';
+import {
+  IdempotencyClaim,
+  IdempotencyLease,
+  IdempotencyLeaseLostError,
+  LEASE_FAILURE_LOG_INTERVAL_MS,
+} from './idempotency-keys';
 
 /** A response text and whether it was an earlier one sent again. */
 export interface IdempotentAnswer {
@@ -13,7 +20,15 @@ export interface KeyConflicts {
   inProgress(retryAfterSeconds: number): Error;
 }
 
-const logger = new Logger('Idempotency');
+/**
+ * Keys not given back: during a database outage every failing request's release fails too, so
+ * one line per kind per interval, without a stack for the database out of reach.
+ */
+const releaseFailures = new FailureLog(
+  new Logger('Idempotency'),
+  LEASE_FAILURE_LOG_INTERVAL_MS,
+  databaseOutage,
+);
 
 /**
  * The one flow of an Idempotency-Key, for every service: replay a finished request's response,
@@ -38,7 +53,10 @@ export async function runIdempotent(
     await claim.lease
       .release()
       .catch((releaseError: unknown) =>
-        logger.warn({ err: releaseError }, 'Idempotency-Key not released; its lease will run out'),
+        releaseFailures.report(
+          'Idempotency-Key not released; its lease will run out',
+          releaseError,
+        ),
       );
     if (error instanceof IdempotencyLeaseLostError) throw conflicts.inProgress(1);
     throw error;
