@@ -235,6 +235,124 @@ async function onDatabase(databaseUrl: string, sql: string): Promise<void> {
   }, 120_000);
 });
 
+/*
+ * The background work on a read-only server: the scheduler's moves, the outbox's and the webhook
+ * dispatcher's claims are writes, refused with 25006 on every tick while it lasts. Each is a
+ * database outage to them (one line per kind per interval, no stack), nothing is half done, and
+ * all of it goes on once writes are taken again.
+ */
+(process.env.TEST_DATABASE_URL ? describe : describe.skip)(
+  'a read-only server: card-issue background work',
+  () => {
+    const LOG_INTERVAL_MS = 1_000;
+    let db: TestDatabase;
+    let child: TestServiceProcess | undefined;
+
+    beforeAll(async () => {
+      db = await createTestDatabase('robust_read_only_background');
+      child = await spawnCardIssue({
+        DATABASE_URL: db.url,
+        DB_POOL_SIZE: '3',
+        LOG_LEVEL: 'warn',
+        ERROR_LOG_INTERVAL_MS: String(LOG_INTERVAL_MS),
+        SCHEDULER_TICK_MS: '200',
+        SCHEDULER_CREATED_DELAY_MS: '1000',
+        SCHEDULER_PROCESSING_DELAY_MS: '1000',
+        OUTBOX_TICK_MS: '200',
+        WEBHOOK_TICK_MS: '200',
+      });
+    }, 120_000);
+    afterAll(async () => {
+      await child?.stop('SIGKILL');
+      await db?.drop();
+    });
+
+    it('logs each refused round once per interval without a stack, and finishes the work after', async () => {
+      const url = child!.url;
+      const owner = await createUser(url);
+      const created = await sendJson(`${url}/api/v1/card-issue`, 'POST', selfVirtual(owner));
+      expect(created.status).toBe(201);
+      const requestId = (created.body as { requestId: string }).requestId;
+      const name = new URL(db.url).pathname.slice(1);
+      const logBefore = child!.output().length;
+      await onDatabase(db.url, `ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+      await terminateBackends(db.url);
+
+      const TITLES = [
+        'Scheduled work failed',
+        'Outbox delivery round failed',
+        'Webhook claim round failed',
+      ];
+      const lines = () =>
+        child!
+          .output()
+          .slice(logBefore)
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { msg: string; err?: unknown; suppressed?: number });
+      // Each kind once, then its count when the interval ends: past the request's due time.
+      await eventually(
+        async () =>
+          TITLES.every(
+            (title) =>
+              lines().filter((l) => l.msg.startsWith(`${title}: Database unavailable (read-only)`))
+                .length >= 2,
+          ),
+        30_000,
+      );
+      const logged = lines();
+      expect(logged.filter((l) => l.err !== undefined || /Unexpected error/.test(l.msg))).toEqual(
+        [],
+      );
+      for (const title of TITLES) {
+        const mine = logged.filter((l) => l.msg.startsWith(title));
+        // Ticks every 200 ms: about 5 refusals per interval, each interval one line
+        // ("...: 5 more since the last line").
+        expect(
+          mine.every((l) => l.msg.startsWith(`${title}: Database unavailable (read-only)`)),
+        ).toBe(true);
+        expect(mine.slice(1).some((l) => (l.suppressed ?? 0) > 0)).toBe(true);
+      }
+      expect(child!.proc.exitCode).toBeNull();
+
+      await onDatabase(db.url, `ALTER DATABASE "${name}" RESET default_transaction_read_only`);
+      await terminateBackends(db.url);
+      // The moves refused meanwhile are made, once each, and mirrored to the operation service.
+      await eventually(async () => {
+        const history = await rowsOf<{ status: string }>(
+          db.url,
+          `SELECT status FROM card_issue_status_history WHERE request_id = $1 ORDER BY id`,
+          [requestId],
+        );
+        const operation = await rowsOf<{ status: string }>(
+          db.url,
+          `SELECT status FROM operation_service.operations WHERE request_id = $1`,
+          [requestId],
+        );
+        return history.length === 3 && operation[0]?.status === 'READY';
+      }, 30_000);
+      const history = await rowsOf<{ status: string }>(
+        db.url,
+        `SELECT status FROM card_issue_status_history WHERE request_id = $1 ORDER BY id`,
+        [requestId],
+      );
+      expect(history.map((h) => h.status)).toEqual(['CREATED', 'PROCESSING', 'READY']);
+      expect(child!.proc.exitCode).toBeNull();
+    }, 120_000);
+  },
+);
+
+/** The rows of one query on the database. */
+async function rowsOf<T>(databaseUrl: string, sql: string, params: unknown[]): Promise<T[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
 /** A request that got no HTTP answer (the process went away): status 0. */
 function errorResult(error: Error): HttpResult {
   return { status: 0, headers: {}, text: error.message, body: undefined };
