@@ -111,11 +111,13 @@ const EXAMPLE_TIMESTAMP = '2026-11-23T15:04:05.123';
 
 function platformAnswers(filter: ErrorShapeFilter): PlatformAnswers {
   const databaseDown = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  const lostInFlight = new Error('Connection terminated unexpectedly');
   return {
     body: filter.bodyType,
     texts: filter.openApiTexts,
     examples: {
       databaseUnavailable: filter.example(databaseDown, EXAMPLE_TIMESTAMP),
+      databaseOutcomeUnknown: filter.example(lostInFlight, EXAMPLE_TIMESTAMP, 'POST'),
       shuttingDown: filter.example(new ShuttingDownError(), EXAMPLE_TIMESTAMP),
       requestTimeout: filter.example({ code: 'ERR_HTTP_REQUEST_TIMEOUT' }, EXAMPLE_TIMESTAMP),
       tooManyRequests: filter.example(
