@@ -19,7 +19,7 @@ export function configureApp(app: NestFastifyApplication): void {
             'tracks their status and coordinates the user, branch and operation services. The reference ' +
             'services this deployment also serves have their own documents: {base_url}/user-api/docs, ' +
             '/operation-api/docs, /operation-api-v2/docs and /branch-api/docs.',
-          version: '2.2.0',
+          version: '2.2.1',
           tags: [
             { name: 'card-issue', description: 'Card issue requests and their status' },
             {

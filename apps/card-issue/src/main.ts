@@ -7,6 +7,7 @@ import { logFatal } from '@bank/shared/logging';
 import { CoreModule, runService } from '@bank/shared/nest';
 import { AppModule } from './app.module';
 import { configureApp } from './configure-app';
+import { CardIssueExceptionFilter } from './errors/card-issue-exception.filter';
 import { CardIssueEnvironment, SERVICE_NAME } from './config/environment.config';
 import { DATABASE_OPTIONS } from './database/database.config';
 import { isOutboxCommand, runOutboxCommandOn } from './outbox/outbox.command';
@@ -33,6 +34,7 @@ if (isOutboxCommand(command)) {
     environment: CardIssueEnvironment,
     appModule: () => AppModule.register(),
     configureApp,
+    errorFilter: (clock, timeZone) => new CardIssueExceptionFilter(clock, timeZone),
     database: DATABASE_OPTIONS,
     migrationsDir: join(__dirname, 'database', 'migrations'),
   });

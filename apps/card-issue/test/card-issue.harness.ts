@@ -2,6 +2,7 @@ import {
   RunningTestService,
   ServiceEntryPoint,
   spawnTestService,
+  StartedWhen,
   startTestService,
   TestEnvironment,
   TestServiceDefinition,
@@ -52,10 +53,12 @@ export const CARD_ISSUE_MAIN: ServiceEntryPoint = {
 export function spawnCardIssue(
   env: Record<string, string>,
   timeoutMs?: number,
+  startedWhen?: StartedWhen,
 ): Promise<TestServiceProcess> {
   return spawnTestService(
     CARD_ISSUE_MAIN,
     { ...(CARD_ISSUE_SERVICE.defaults as Record<string, string>), ...env },
     timeoutMs,
+    startedWhen,
   );
 }

@@ -15,7 +15,7 @@ export function configureApp(app: NestFastifyApplication): void {
           description:
             'Registers bank clients, checks age and passport validity, assigns a manager by PIN and opens an account. ' +
             'Errors are in Russian: `error` is a short title, `message` the text, `details` lists violated fields.',
-          version: '1.0.0',
+          version: '1.0.1',
           tags: [
             { name: 'clients', description: 'Регистрация клиентов и замена паспортных данных' },
             { name: 'health', description: 'Состояние сервиса и его базы данных' },

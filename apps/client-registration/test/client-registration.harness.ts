@@ -2,6 +2,7 @@ import {
   RunningTestService,
   ServiceEntryPoint,
   spawnTestService,
+  StartedWhen,
   startTestService,
   TestServiceDefinition,
   TestServiceOptions,
@@ -40,10 +41,12 @@ export const CLIENT_REGISTRATION_MAIN: ServiceEntryPoint = {
 export function spawnClientRegistration(
   env: Record<string, string>,
   timeoutMs?: number,
+  startedWhen?: StartedWhen,
 ): Promise<TestServiceProcess> {
   return spawnTestService(
     CLIENT_REGISTRATION_MAIN,
     { ...(CLIENT_REGISTRATION_SERVICE.defaults as Record<string, string>), ...env },
     timeoutMs,
+    startedWhen,
   );
 }

@@ -21,7 +21,7 @@ export const REFERENCE_SERVICE_DOCUMENTS: ApiDocumentSettings[] = [
     description:
       'Reference user service of the card-issue deployment: the card issue service looks users up and ' +
       'creates third-party card holders here. Every operation requires the X-secret header.',
-    version: '1.0.0',
+    version: '1.0.1',
     include: [users.module],
     tags: [{ name: USER_SERVICE_TAG, description: 'Users (requires X-secret)' }],
     customize: withXSecret,
@@ -32,7 +32,7 @@ export const REFERENCE_SERVICE_DOCUMENTS: ApiDocumentSettings[] = [
     description:
       'Reference operation service: the card issue service records each card issue request and its ' +
       'status changes here (through its outbox). Every operation requires the X-secret header.',
-    version: '1.0.0',
+    version: '1.0.1',
     include: [operations.module],
     tags: [{ name: OPERATION_SERVICE_TAG, description: 'Operations (requires X-secret)' }],
     customize: withXSecret,
@@ -43,7 +43,7 @@ export const REFERENCE_SERVICE_DOCUMENTS: ApiDocumentSettings[] = [
     description:
       'The same operation service interface and data as /operation-api, at the v2 address. Every ' +
       'operation requires the X-secret header.',
-    version: '1.0.0',
+    version: '1.0.1',
     include: [operationsV2.module],
     tags: [{ name: OPERATION_SERVICE_V2_TAG, description: 'Operations (requires X-secret)' }],
     customize: withXSecret,

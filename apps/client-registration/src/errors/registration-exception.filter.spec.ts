@@ -39,4 +39,21 @@ describe('RegistrationExceptionFilter', () => {
       message: 'Превышен лимит запросов, повторите позже',
     });
   });
+
+  it('answers a write whose connection was lost in flight in Russian, with Retry-After', () => {
+    const lost = new Error('Connection terminated unexpectedly');
+    const { problem, body, headers } = filter.answer(lost, 'POST');
+    expect({
+      status: problem.status,
+      code: problem.code,
+      retryAfter: headers['retry-after'],
+    }).toEqual({ status: 503, code: 'DATABASE_OUTCOME_UNKNOWN', retryAfter: '5' });
+    expect(body).toMatchObject({
+      error: 'Сервис недоступен',
+      message: expect.stringMatching(/^Соединение с базой данных прервалось во время записи/),
+    });
+    expect((filter.answer(lost, 'GET').body as { message: string }).message).toBe(
+      'База данных временно недоступна, повторите запрос позже',
+    );
+  });
 });

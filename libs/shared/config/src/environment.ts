@@ -196,6 +196,18 @@ export class BaseEnvironment {
   @Min(100)
   DB_STATEMENT_TIMEOUT_MS = 10_000;
 
+  @Describe(
+    'With `DATABASE_URL`: how long start-up waits for a database that takes writes (a ' +
+      'connection on a server not in recovery, on `DATABASE_URL` and `DATABASE_DIRECT_URL`), ' +
+      'trying again after 250 ms doubling to 5 s, in ms; meanwhile the port answers 503 with ' +
+      '`Retry-After` (liveness 200, readiness 503). Past it the process exits 1. 0: one try.',
+  )
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  DB_STARTUP_WAIT_MS = 300_000;
+
   @Describe('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.')
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

@@ -6,3 +6,4 @@ export * from './migration-command';
 export * from './read-query';
 export * from './postgres-error';
 export * from './listened-client';
+export * from './wait-for-database';

@@ -1,4 +1,5 @@
 import { QueryFailedError } from 'typeorm';
+import { failedWhileConnecting } from './listened-client';
 
 /** SQLSTATE codes the services act on. */
 const PG_UNIQUE_VIOLATION = '23505';
@@ -125,4 +126,34 @@ export function databaseUnavailable(error: unknown): DatabaseUnavailableKind | u
 export function databaseOutage(error: unknown): string | undefined {
   const kind = databaseUnavailable(error);
   return kind && `Database unavailable (${kind})`;
+}
+
+/**
+ * The server or the network ended an established connection: PostgreSQL's administrator or
+ * crash shutdown (57P01 `pg_terminate_backend`, a failover; 57P02), a reset or broken socket,
+ * pg's "Connection terminated unexpectedly". Not 57P03 (starting up: answered at connect).
+ */
+const LOST_CODES = new Set(['57P01', '57P02', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT']);
+const LOST_MESSAGE = /Connection terminated unexpectedly/i;
+
+function lostInFlight(error: unknown, depth: number): boolean {
+  if (!error || typeof error !== 'object' || depth > 3) return false;
+  if (failedWhileConnecting(error)) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && LOST_CODES.has(code)) return true;
+  if (typeof message === 'string' && LOST_MESSAGE.test(message)) return true;
+  if (error instanceof QueryFailedError) return lostInFlight(error.driverError, depth + 1);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause ? lostInFlight(cause, depth + 1) : false;
+}
+
+/**
+ * True when the database connection was lost while a statement or a COMMIT was on it, so that
+ * what the request wrote may or may not be stored; false for the database out of reach before
+ * anything was sent (refused, unknown host, the pool's connect timeout, a server starting up or
+ * one that takes no writes) and for every other error. Read only for a failure already known to
+ * be the database's (databaseUnavailable), so it costs nothing on the way of a served request.
+ */
+export function connectionLostInFlight(error: unknown): boolean {
+  return databaseUnavailable(error) === 'connection' && lostInFlight(error, 0);
 }

@@ -43,9 +43,12 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
   /** Descriptions of the platform's own answers in OpenAPI, in the service's language. */
   abstract readonly openApiTexts: PlatformAnswers['texts'];
 
-  /** The body this filter answers an exception with, at a given timestamp (OpenAPI examples). */
-  example(exception: unknown, timestamp: string): object {
-    return this.render(toProblem(exception), timestamp);
+  /**
+   * The body this filter answers an exception with (of a request with `method`), at a given
+   * timestamp (OpenAPI examples).
+   */
+  example(exception: unknown, timestamp: string, method?: string): object {
+    return this.render(toProblem(exception, method), timestamp);
   }
 
   configure(settings: ErrorShapeSettings): void {
@@ -59,9 +62,12 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
     this.outages.flush();
   }
 
-  /** The body and status the service answers a failure with. */
-  answer(exception: unknown): { problem: Problem; body: object; headers: Record<string, string> } {
-    const problem = toProblem(exception);
+  /** The body and status the service answers a failure with (of a request with `method`). */
+  answer(
+    exception: unknown,
+    method?: string,
+  ): { problem: Problem; body: object; headers: Record<string, string> } {
+    const problem = toProblem(exception, method);
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
     // A failure that knows when a retry may succeed (an open breaker, a downstream Retry-After,
     // a key in progress) says so; any other 503 gets the configured default.
@@ -80,7 +86,7 @@ export abstract class ErrorShapeFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const { problem, body, headers } = this.answer(exception);
+    const { problem, body, headers } = this.answer(exception, request?.method);
     if (problem.outage) {
       this.outages.report(problem.outage, {
         error: logSafeMessage(exception),

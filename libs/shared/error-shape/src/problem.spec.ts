@@ -92,6 +92,42 @@ describe('toProblem', () => {
     });
   });
 
+  it('answers a write whose connection was lost in flight 503 with an unknown outcome', () => {
+    const lost = new QueryFailedError(
+      'COMMIT',
+      [],
+      driverError('terminating connection due to administrator command', '57P01'),
+    );
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    const readOnly = new QueryFailedError(
+      'INSERT INTO t VALUES (1)',
+      [],
+      driverError('cannot execute INSERT in a read-only transaction', '25006'),
+    );
+    const codeOf = (exception: unknown, method?: string) => {
+      const problem = toProblem(exception, method);
+      return `${problem.status} ${problem.code}`;
+    };
+    expect(
+      ['POST', 'PUT', 'PATCH', 'DELETE', 'GET', undefined].map((method) => codeOf(lost, method)),
+    ).toEqual([
+      ...Array<string>(4).fill('503 DATABASE_OUTCOME_UNKNOWN'),
+      '503 DATABASE_UNAVAILABLE',
+      '503 DATABASE_UNAVAILABLE',
+    ]);
+    expect([codeOf(refused, 'POST'), codeOf(readOnly, 'POST')]).toEqual([
+      '503 DATABASE_UNAVAILABLE',
+      '503 DATABASE_UNAVAILABLE',
+    ]);
+    expect(toProblem(lost, 'POST')).toMatchObject({
+      message: expect.stringMatching(/may or may not have been stored.*same Idempotency-Key/),
+      outage: 'Database unavailable (connection)',
+      unexpected: false,
+    });
+  });
+
   it('answers anything else a bare 500, to be logged as unexpected', () => {
     expect(toProblem(new Error('SELECT password FROM users'))).toEqual({
       status: 500,

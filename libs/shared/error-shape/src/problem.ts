@@ -1,6 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import { HttpException } from '@nestjs/common';
-import { databaseOutage, uniqueViolationConstraint } from '@bank/shared/database';
+import {
+  connectionLostInFlight,
+  databaseOutage,
+  uniqueViolationConstraint,
+} from '@bank/shared/database';
 import { DomainError, FieldError, RequestValidationError } from '@bank/shared/errors';
 import { MethodNotAllowedError } from '@bank/shared/http';
 
@@ -155,8 +159,14 @@ function fromHttpException(exception: HttpException): Problem {
   return { status, code: `HTTP_${status}`, message, unexpected: false };
 }
 
-/** Reduces any thrown value to a Problem. */
-export function toProblem(exception: unknown): Problem {
+/** Methods whose request may have stored something when its connection was lost. */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Reduces any thrown value to a Problem. `method` is the request's: a write whose database
+ * connection was lost in flight is answered as having an unknown outcome.
+ */
+export function toProblem(exception: unknown, method?: string): Problem {
   if (exception instanceof RequestValidationError) {
     return {
       status: exception.httpStatus,
@@ -199,6 +209,18 @@ export function toProblem(exception: unknown): Problem {
   }
   const outage = databaseOutage(exception);
   if (outage) {
+    if (method && WRITE_METHODS.has(method) && connectionLostInFlight(exception)) {
+      return {
+        status: 503,
+        code: 'DATABASE_OUTCOME_UNKNOWN',
+        message:
+          'The database connection was lost while the change was being written; it may or may ' +
+          'not have been stored: retry with the same Idempotency-Key, or without one read the ' +
+          'resource first',
+        unexpected: false,
+        outage,
+      };
+    }
     return {
       status: 503,
       code: 'DATABASE_UNAVAILABLE',

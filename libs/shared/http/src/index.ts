@@ -1,6 +1,6 @@
 // The adapter, then one installer per concern; configureHttpApp (libs/shared/nest) composes them.
 export { createHttpAdapter } from './adapter';
-export { installRequestId } from './request-id';
+export { installRequestId, REQUEST_ID_OPTIONS } from './request-id';
 export { type ConnectionSettings, installTimeouts } from './timeouts';
 export { installGracefulShutdown, ShuttingDownError } from './shutdown';
 export { installErrorAnswers } from './error-answers';

@@ -111,11 +111,13 @@ const EXAMPLE_TIMESTAMP = '2026-11-23T15:04:05.123';
 
 function platformAnswers(filter: ErrorShapeFilter): PlatformAnswers {
   const databaseDown = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  const lostInFlight = new Error('Connection terminated unexpectedly');
   return {
     body: filter.bodyType,
     texts: filter.openApiTexts,
     examples: {
       databaseUnavailable: filter.example(databaseDown, EXAMPLE_TIMESTAMP),
+      databaseOutcomeUnknown: filter.example(lostInFlight, EXAMPLE_TIMESTAMP, 'POST'),
       shuttingDown: filter.example(new ShuttingDownError(), EXAMPLE_TIMESTAMP),
       requestTimeout: filter.example({ code: 'ERR_HTTP_REQUEST_TIMEOUT' }, EXAMPLE_TIMESTAMP),
       tooManyRequests: filter.example(
@@ -162,6 +164,14 @@ export function serviceUrls(host: string, port: number, basePath = ''): ServiceU
   return { url, docs: `${url}/docs`, health: `${url}/api/health` };
 }
 
+/** The failure of a port in use: names the variables that move it. */
+export function portInUse(env: BaseEnvironment): Error {
+  const own = (env.constructor as typeof BaseEnvironment).PORT_VARIABLE;
+  return new Error(
+    `Port ${env.PORT} on ${env.HOST} is in use: choose another with ${own ? `${own} or ` : ''}PORT`,
+  );
+}
+
 /**
  * Starts listening on HOST:PORT from the environment and returns the URLs. A port in use
  * names the variables that move it (both services share one shell under `npm start`).
@@ -172,10 +182,7 @@ export async function listen(app: NestFastifyApplication): Promise<ServiceUrls> 
     await app.listen(env.PORT, env.HOST);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    const own = (env.constructor as typeof BaseEnvironment).PORT_VARIABLE;
-    throw new Error(
-      `Port ${env.PORT} on ${env.HOST} is in use: choose another with ${own ? `${own} or ` : ''}PORT`,
-    );
+    throw portInUse(env);
   }
   const address = app.getHttpServer().address() as { port: number };
   return serviceUrls(env.HOST, address.port, env.BASE_PATH);

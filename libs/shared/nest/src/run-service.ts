@@ -7,9 +7,12 @@ import {
   runMigrationCommand,
 } from '@bank/shared/database';
 import { CoreModule, ENVIRONMENT } from './core.module';
-import { listen } from './configure';
+import { listen, portInUse } from './configure';
+import { waitForStartDatabase } from './start-up-wait';
 import { BaseEnvironment, maskCredentials, validateEnvironment } from '@bank/shared/config';
 import { createHttpAdapter } from '@bank/shared/http';
+import { Clock } from '@bank/shared/calendar';
+import { ErrorShapeFilter } from '@bank/shared/error-shape';
 import { bootstrapLogger, logFatal } from '@bank/shared/logging';
 
 export interface ServiceDefinition<T extends BaseEnvironment> {
@@ -19,6 +22,8 @@ export interface ServiceDefinition<T extends BaseEnvironment> {
   appModule: () => DynamicModule;
   /** The service's configureApp, shared with its end-to-end tests. */
   configureApp: (app: NestFastifyApplication) => void;
+  /** The service's error filter: its body while start-up waits for the database. */
+  errorFilter: (clock: Clock, timeZone: string) => ErrorShapeFilter;
   database: Pick<DatabaseModuleOptions, 'serviceName' | 'entities' | 'migrations'>;
   /** Where `migrate:generate` writes new migrations. */
   migrationsDir: string;
@@ -57,6 +62,21 @@ async function serve<T extends BaseEnvironment>(service: ServiceDefinition<T>): 
   // fails first (the database out of reach), Nest writes them with the logger given here: JSON
   // lines where the service logs JSON (production), else Nest's own.
   const logger = bootstrapLogger(service.serviceName);
+  // With a database server (not the embedded one), wait for it with the port answering 503,
+  // rather than fail after a few seconds and leave clients with refused connections.
+  const env = validateEnvironment(service.environment, process.env);
+  const waiting = env.DATABASE_URL
+    ? await waitForStartDatabase({
+        serviceName: service.serviceName,
+        env,
+        errorFilter: service.errorFilter,
+        portInUse: () => portInUse(env),
+        logger,
+      })
+    : undefined;
+  // SIGTERM or SIGINT while waiting: nothing started, nothing to close (a try still connecting
+  // is dropped).
+  if (env.DATABASE_URL && !waiting) process.exit(0);
   const app = await NestFactory.create<NestFastifyApplication>(
     service.appModule(),
     createHttpAdapter(),
@@ -67,6 +87,8 @@ async function serve<T extends BaseEnvironment>(service: ServiceDefinition<T>): 
     app.get<BaseEnvironment>(ENVIRONMENT).SHUTDOWN_TIMEOUT_MS,
     service.serviceName,
   );
+  // The stand-in answers until here: the port refuses connections only for this moment.
+  await waiting?.close();
   const urls = await listen(app);
   new Logger('NestApplication').log(
     `Listening at ${urls.url} (Swagger UI ${urls.docs}, health ${urls.health})`,

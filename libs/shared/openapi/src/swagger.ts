@@ -50,6 +50,8 @@ export interface PlatformAnswers {
   /** Examples of the body, by name (rendered by the service's filter). */
   examples: {
     databaseUnavailable: object;
+    /** A write (POST, PUT, PATCH, DELETE) whose database connection was lost in flight. */
+    databaseOutcomeUnknown: object;
     shuttingDown: object;
     requestTimeout: object;
     tooManyRequests: object;
@@ -161,6 +163,9 @@ function allowedMethods(path: Record<string, unknown>): string[] {
   return methods.sort();
 }
 
+/** Operations whose 503 may leave a write's outcome unknown (the connection lost in flight). */
+const WRITE_METHODS = new Set<string>(['post', 'put', 'patch', 'delete']);
+
 /**
  * The answers every route may give whatever its handler does (see ErrorShapeFilter,
  * libs/shared/http and the rate limit of CoreModule): 503 with Retry-After when the database
@@ -240,6 +245,9 @@ function documentPlatformAnswers(document: OpenAPIObject, answers: PlatformAnswe
                 ...existingJson?.examples,
                 ...errorContent({
                   databaseUnavailable: answers.examples.databaseUnavailable,
+                  ...(WRITE_METHODS.has(method)
+                    ? { databaseOutcomeUnknown: answers.examples.databaseOutcomeUnknown }
+                    : {}),
                   shuttingDown: answers.examples.shuttingDown,
                 })['application/json'].examples,
               },

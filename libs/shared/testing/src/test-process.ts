@@ -26,14 +26,22 @@ export interface TestServiceProcess {
 }
 
 /**
+ * When a spawned service counts as started: `healthy`, its health check answers 200 (the
+ * database too); `live`, its liveness probe answers 200 (the port answers, e.g. while start-up
+ * still waits for the database).
+ */
+export type StartedWhen = 'healthy' | 'live';
+
+/**
  * Starts a service as its own process from the sources (swc-node), as `nx serve` does, on a
  * free loopback port with only the given environment (plus PATH, HOME and NODE_ENV=test), and
- * waits until its health check answers 200.
+ * waits until its health check (or, `live`, its liveness probe) answers 200.
  */
 export async function spawnTestService(
   entry: ServiceEntryPoint,
   env: Record<string, string>,
   timeoutMs = 90_000,
+  startedWhen: StartedWhen = 'healthy',
 ): Promise<TestServiceProcess> {
   const port = await closedPort();
   const proc = spawn(
@@ -77,7 +85,8 @@ export async function spawnTestService(
     if (proc.exitCode !== null)
       throw new Error(`${entry.name} exited with ${proc.exitCode}:\n${output.slice(-3000)}`);
     try {
-      const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2_000) });
+      const probe = startedWhen === 'live' ? '/api/health/live' : '/api/health';
+      const res = await fetch(`${url}${probe}`, { signal: AbortSignal.timeout(2_000) });
       if (res.status === 200) return child;
     } catch {
       // not listening yet

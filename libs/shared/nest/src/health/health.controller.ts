@@ -15,9 +15,11 @@ export const SERVICE_NAME = Symbol('SERVICE_NAME');
  * The spec's health check and the Kubernetes probes. `live`: the process answers (no database:
  * a database outage must not restart every pod). `ready`: the database answers and the service
  * is not shutting down (from the first shutdown hook on, so the endpoints drop the pod while its
- * requests in flight finish). There is no separate startup endpoint: the server listens only
- * once configuration, database connection and migrations are done, so the first 200 of `live`
- * means started (docs/decisions/0029-backlog-gauges-probes-alerts.md).
+ * requests in flight finish). There is no separate startup endpoint: the application listens
+ * only once configuration, database connection and migrations are done; before that, while
+ * start-up waits for the database, a stand-in answers the same paths (start-up-wait.ts: `live`
+ * 200, `ready` 503), so readiness is what marks the service started
+ * (docs/decisions/0029-backlog-gauges-probes-alerts.md).
  */
 @ApiTags('health')
 @Controller('api/health')
