@@ -8,6 +8,7 @@ import {
   parseMetrics,
   runtimeMemoryEnv,
   smapsRollupMiB,
+  windowLabel,
   windows,
   type MemorySample,
 } from './soak-judge';
@@ -85,6 +86,17 @@ describe('windows', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ fromS: 0, toS: 180, rssMaxMiB: 210, last: { rssMiB: 205 } });
     expect(rows[1]).toMatchObject({ fromS: 180, toS: 360, rssMaxMiB: 230, last: { rssMiB: 221 } });
+  });
+
+  it('names a row by its window end, and the final sample taken past the run end as (end)', () => {
+    // A 60-minute run sampled every 15 s: its final sample comes a second after the end.
+    const run = [
+      ...samples(Array<number>(240).fill(200), 15),
+      { ...samples([201])[0], atS: 3_601 },
+    ];
+    const labels = windows(run, 300).map((w) => windowLabel(w, 3_600.8));
+    expect(labels.slice(-3)).toEqual(['55', '60', '60 (end)']);
+    expect(labels).toHaveLength(13);
   });
 
   it('leaves out windows without samples', () => {

@@ -116,6 +116,17 @@ export function windows(samples: MemorySample[], lengthS: number): SampleWindow[
     }));
 }
 
+/**
+ * The minute a table row names: the end of its window, or, for the window the last sample fell
+ * into past the run's end (the final sample comes a moment after it), that sample's minute with
+ * "(end)".
+ */
+export function windowLabel(window: SampleWindow, runSeconds: number): string {
+  return window.toS > runSeconds
+    ? `${(window.last.atS / 60).toFixed(0)} (end)`
+    : String(Number((window.toS / 60).toFixed(1)));
+}
+
 export interface PlateauOptions {
   /** The container's memory limit, MiB (the Deployments' 512Mi). */
   limitMiB: number;

@@ -26,6 +26,7 @@ import {
   parseMetrics,
   runtimeMemoryEnv,
   smapsRollupMiB,
+  windowLabel,
   windows,
   type MemorySample,
   type PlateauJudgement,
@@ -294,8 +295,7 @@ export function soakTable(result: SoakResult): string {
   const f0 = (n: number) => n.toFixed(0);
   const rows = windows(result.samples, result.settings.windowS).map((w) => {
     const s = w.last as SoakSample;
-    const minute = Number((w.toS / 60).toFixed(1));
-    return `| ${minute} | ${f0(w.rssMaxMiB)} | ${f0(s.rssMiB)} | ${f0(s.anonymousMiB)} | ${f0(s.heapTotalMiB)} | ${f0(s.heapUsedMiB)} | ${f0(s.newSpaceMiB)} | ${f0(s.oldSpaceMiB)} | ${f0(s.externalMiB)} | ${f0(s.rssMiB - s.heapTotalMiB)} |`;
+    return `| ${windowLabel(w, result.seconds)} | ${f0(w.rssMaxMiB)} | ${f0(s.rssMiB)} | ${f0(s.anonymousMiB)} | ${f0(s.heapTotalMiB)} | ${f0(s.heapUsedMiB)} | ${f0(s.newSpaceMiB)} | ${f0(s.oldSpaceMiB)} | ${f0(s.externalMiB)} | ${f0(s.rssMiB - s.heapTotalMiB)} |`;
   });
   return [
     '| minute | RSS peak MiB | RSS MiB | anonymous MiB | heap committed MiB | heap used MiB | new space MiB | old space MiB | external MiB | RSS - heap committed MiB |',
