@@ -210,10 +210,15 @@ export async function startEach(starts: (() => Promise<Running>)[]): Promise<Run
   }
 }
 
-export function startRegistration(ctx: BenchContext, url: string): Promise<Running> {
+export function startRegistration(
+  ctx: BenchContext,
+  url: string,
+  extra: Record<string, string> = {},
+): Promise<Running> {
   return startProcess(ctx, 'client-registration', ['dist/apps/client-registration/main.js'], {
     ...serviceEnv(ctx),
     DATABASE_URL: url,
+    ...extra,
   });
 }
 
