@@ -1,4 +1,8 @@
-import { QueryFailedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { databaseUnavailable, uniqueViolationConstraint } from './postgres-error';
 
 function pgError(code: string, message = 'pg says no'): Error & { code: string } {
@@ -38,6 +42,16 @@ describe('databaseUnavailable', () => {
       'pg-pool connect timeout',
       new Error('timeout exceeded when trying to connect'),
       'pool-timeout',
+    ],
+    [
+      'a query runner released when its connection died inside a transaction',
+      new QueryRunnerProviderAlreadyReleasedError(),
+      'connection',
+    ],
+    [
+      "a transaction's COMMIT on a query runner released the same way",
+      new QueryRunnerAlreadyReleasedError(),
+      'connection',
     ],
     [
       'refused on every address of the host',
