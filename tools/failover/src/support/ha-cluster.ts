@@ -161,6 +161,18 @@ async function portOpen(port: number): Promise<boolean> {
   });
 }
 
+/** One statement in a connection of its own. */
+async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function getJson<T>(url: string, timeoutMs = 2_000): Promise<T | null> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
@@ -450,6 +462,71 @@ export class HaCluster {
     } finally {
       await client.end().catch(() => undefined);
     }
+  }
+
+  /**
+   * The port of the server a new connection through HAProxy reaches, when that server takes
+   * writes; null when no writable server answers within a second.
+   */
+  async writableServer(): Promise<number | null> {
+    const client = new Client({
+      connectionString: this.url('postgres'),
+      connectionTimeoutMillis: 1_000,
+      query_timeout: 1_000,
+    });
+    client.on('error', () => undefined);
+    const ask = async () => {
+      await client.connect();
+      const { rows } = await client.query<{ port: number; ro: boolean }>(
+        'SELECT inet_server_port() AS port, pg_is_in_recovery() AS ro',
+      );
+      return rows[0].ro ? null : rows[0].port;
+    };
+    try {
+      // A connection HAProxy holds while it finds no server must not hold the probe up.
+      return await Promise.race([ask(), sleep(2_000).then(() => null)]);
+    } catch {
+      return null;
+    } finally {
+      // Not awaited: ending a connection that never opened may never settle.
+      client.end().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Stops (SIGSTOP) the leader's WAL senders, as a slow or broken link to the replicas would:
+   * the leader goes on committing (in asynchronous mode) what no replica receives. Killing the
+   * leader's node ends them; nothing resumes them.
+   */
+  async pauseReplication(): Promise<void> {
+    const leader = await this.leader();
+    if (!leader) throw new Error('no leader');
+    const senders = await query<{ pid: number }>(
+      this.nodeUrl(this.node(leader)),
+      'SELECT pid FROM pg_stat_replication',
+    );
+    for (const { pid } of senders) process.kill(pid, 'SIGSTOP');
+  }
+
+  /** Bytes of WAL the leader wrote that no replica has received yet. */
+  async replicationLagBytes(): Promise<number> {
+    const leader = await this.leader();
+    if (!leader) return 0;
+    const [{ lsn }] = await query<{ lsn: string }>(
+      this.nodeUrl(this.node(leader)),
+      'SELECT pg_current_wal_lsn()::text AS lsn',
+    );
+    let best: number | null = null;
+    for (const node of this.nodes.filter((n) => n.name !== leader && alive(n.patroni))) {
+      const [row] = await query<{ lag: string | null }>(
+        this.nodeUrl(node),
+        'SELECT pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_receive_lsn())::text AS lag',
+        [lsn],
+      );
+      const lag = row?.lag === null || row === undefined ? null : Number(row.lag);
+      if (lag !== null && (best === null || lag < best)) best = lag;
+    }
+    return best ?? 0;
   }
 
   /** Runs statements on the leader (through HAProxy), each in its own transaction. */
