@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { failureFields } from './failure-fields';
 import type { IdempotencySettings } from './idempotency-key.columns';
 import { idempotencyKeySql, IdempotencyKeySql } from './idempotency-keys.sql';
 import { hashBody } from './request-hash';
@@ -193,7 +194,7 @@ export class IdempotencyLease {
       if (rows.length !== 1) this.stop();
     } catch (error) {
       // A missed renewal only risks a takeover, which complete() detects.
-      this.logger.warn({ err: error }, 'Idempotency-Key lease renewal failed');
+      this.logger.warn(failureFields(error), 'Idempotency-Key lease renewal failed');
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { failureFields } from './failure-fields';
 import { IdempotencyClaim, IdempotencyLease, IdempotencyLeaseLostError } from './idempotency-keys';
 
 /** A response text and whether it was an earlier one sent again. */
@@ -38,7 +39,10 @@ export async function runIdempotent(
     await claim.lease
       .release()
       .catch((releaseError: unknown) =>
-        logger.warn({ err: releaseError }, 'Idempotency-Key not released; its lease will run out'),
+        logger.warn(
+          failureFields(releaseError),
+          'Idempotency-Key not released; its lease will run out',
+        ),
       );
     if (error instanceof IdempotencyLeaseLostError) throw conflicts.inProgress(1);
     throw error;
