@@ -15,7 +15,7 @@ import {
   WebhookReceiver,
 } from '@bank/card-issue/testing';
 import { spawnClientRegistration } from '@bank/client-registration/testing';
-import { formatStatuses, recoveryOf } from './support/answers';
+import { Answer, formatStatuses, recoveryOf } from './support/answers';
 import { checkCardIssue, checkRegistration, Findings } from './support/checks';
 import { HaCluster, HaNode, missingHaBinaries } from './support/ha-cluster';
 import { CardIssueLoad, Owners, RegistrationLoad, sendJson, ServiceLoad } from './support/load';
@@ -248,7 +248,6 @@ const figures = new FiguresTable('Failover of a highly available PostgreSQL unde
       await probe?.stop();
       for (const t of targets) await t.load.stop();
     }
-    const clusterBack = probe?.backAt ? probe.backAt - eventAt : null;
     progress(`${scenario}: load stopped`);
     try {
       await options.after?.();
@@ -279,7 +278,10 @@ const figures = new FiguresTable('Failover of a highly available PostgreSQL unde
               options.strict,
             )
           : await checkRegistration(url, t.load.answers, options.strict);
-      const errors = [...recovery.byStatus.keys()].filter((s) => s >= 500 && s !== 503);
+      // Any answer of the scenario, also of a write sent before the event.
+      const errors = [...new Set(answers.map((a) => a.status))].filter(
+        (s) => s >= 500 && s !== 503,
+      );
       if (errors.length)
         failures.push(
           `${t.service} (${t.route}): ${errors.join(', ')}: ` +
@@ -298,6 +300,17 @@ const figures = new FiguresTable('Failover of a highly available PostgreSQL unde
               .join('\n'),
         );
       const sentAfter = answers.filter((a) => a.sentAt >= eventAt).length;
+      const stacks = t.child
+        .output()
+        .slice(logBefore[i])
+        .split('\n')
+        .filter((line) => line.includes('"stack"'))
+        .map((line) => {
+          const { msg, err } = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+          return `${msg} (${err?.message ?? ''})`;
+        });
+      if (stacks.length)
+        progress(`${scenario}: ${t.service} (${t.route}) logged stacks: ${stacks.join(' | ')}`);
       figures.add({
         scenario: `${scenario}: ${t.service}`,
         database: `${options.mode}, ${t.route}`,
@@ -311,9 +324,12 @@ const figures = new FiguresTable('Failover of a highly available PostgreSQL unde
         lost: findings.lost.length,
         orphans: findings.orphans,
         recovered: waited
-          ? `HAProxy took writes again ${clusterBack === null ? '(no interruption seen)' : formatMs(clusterBack)} after the event; ` +
-            `first 2xx ${recovery.firstOkMs === null ? 'never' : formatMs(recovery.firstOkMs)} after the event; ` +
-            `longest gap without a 2xx ${formatMs(recovery.longestGapMs)}`
+          ? `no 2xx for ${formatMs(recovery.longestGapMs)} at most; ` +
+            (probe?.backAt
+              ? `HAProxy took writes again ${formatMs(probe.backAt - eventAt)} after the event, ` +
+                `the first 2xx of a write sent from then ${afterBack(answers, probe.backAt)} later; `
+              : 'no interruption seen through HAProxy; ') +
+            `first 2xx of a write sent after the event: ${recovery.firstOkMs === null ? 'none' : formatMs(recovery.firstOkMs)}`
           : `no 2xx within 60 s of the event (longest gap ${formatMs(recovery.longestGapMs)})`,
       });
       if (!waited) failures.push(`${t.service} (${t.route}): no 2xx within 60 s of the event`);
@@ -324,6 +340,12 @@ const figures = new FiguresTable('Failover of a highly available PostgreSQL unde
     }
     progress(`${scenario}: checked in ${formatMs(Date.now() - checksBegan)}`);
     expect(failures).toEqual([]);
+  }
+
+  /** From `at` to the first 2xx of a write sent from then on. */
+  function afterBack(answers: Answer[], at: number): string {
+    const first = recoveryOf(answers, at).firstOkMs;
+    return first === null ? 'never' : formatMs(first);
   }
 
   interface ClusterProbe {
