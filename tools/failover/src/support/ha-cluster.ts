@@ -380,6 +380,10 @@ export class HaCluster {
         'defaults',
         '  mode tcp',
         '  timeout connect 2s',
+        // A connection to a server that refuses it (a primary shutting down) is closed at once,
+        // not retried on that same server a second apart for 3 s: the client's next attempt
+        // reaches the new primary as soon as the check marks it up.
+        '  retries 0',
         '  timeout client 30m',
         '  timeout server 30m',
         '  timeout check 1s',
