@@ -17,3 +17,5 @@ export { OutboxService } from '../src/outbox/outbox.service';
 export * from '../src/card-issues/card-issues.sql';
 // Its configuration class, which tools/deploy-check validates the Kubernetes configuration with.
 export { CardIssueEnvironment } from '../src/config/environment.config';
+// A real webhook receiver on loopback, for the tools that subscribe one (failover).
+export * from './webhook-receiver';

@@ -10,7 +10,13 @@ import {
   TestDatabase,
   TestServiceProcess,
 } from '@bank/shared/testing';
-import { createUser, selfVirtual, spawnCardIssue } from '@bank/card-issue/testing';
+import {
+  createUser,
+  selfVirtual,
+  spawnCardIssue,
+  startWebhookReceiver,
+  WebhookReceiver,
+} from '@bank/card-issue/testing';
 import { registration, spawnClientRegistration } from '@bank/client-registration/testing';
 
 /**
@@ -348,6 +354,98 @@ async function rowsOf<T>(databaseUrl: string, sql: string, params: unknown[]): P
   await client.connect();
   try {
     return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/*
+ * A failover ends the database's connections between a webhook's 2xx and the statement that
+ * records it: the outcome cannot be recorded, the delivery goes out again once its lease ends.
+ * That is a known outage, logged without a stack (it was logged with one, as a bug is).
+ */
+(process.env.TEST_DATABASE_URL ? describe : describe.skip)(
+  'a webhook outcome not recorded: card-issue',
+  () => {
+    let db: TestDatabase;
+    let child: TestServiceProcess | undefined;
+    let receiver: WebhookReceiver;
+
+    beforeAll(async () => {
+      db = await createTestDatabase('robust_webhook_outcome');
+      receiver = await startWebhookReceiver();
+      child = await spawnCardIssue({
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'info',
+        SCHEDULER_ENABLED: 'false',
+        OUTBOX_ENABLED: 'false',
+        DB_POOL_SIZE: '2',
+        WEBHOOK_TICK_MS: '100',
+        WEBHOOK_TIMEOUT_MS: '1000',
+        WEBHOOK_ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+      });
+    }, 120_000);
+    afterAll(async () => {
+      await child?.stop('SIGKILL');
+      await receiver?.stop();
+      await db?.drop();
+    });
+
+    it('logs it without a stack, and delivers once the database takes writes', async () => {
+      const url = child!.url;
+      const name = new URL(db.url).pathname.slice(1);
+      const subscribed = await sendJson(`${url}/api/v1/webhook-subscriptions`, 'POST', {
+        url: receiver.url,
+        eventTypes: ['card_issue.created'],
+      });
+      expect(subscribed.status).toBe(201);
+      receiver.secrets = [(subscribed.body as { secret: string }).secret];
+      let struck = false;
+      // The first delivery's answer waits until the server takes no writes from the service.
+      receiver.behaviour = async () => {
+        if (!struck) {
+          struck = true;
+          await onDatabase(
+            db.url,
+            `ALTER DATABASE "${name}" SET default_transaction_read_only = on`,
+          );
+          await terminateBackends(db.url);
+        }
+        return { status: 204 };
+      };
+      const owner = await createUser(url);
+      const logBefore = child!.output().length;
+      expect((await sendJson(`${url}/api/v1/card-issue`, 'POST', selfVirtual(owner))).status).toBe(
+        201,
+      );
+      const lines = () =>
+        child!
+          .output()
+          .slice(logBefore)
+          .split('\n')
+          .filter((line) => line.includes('Webhook delivery outcome could not be recorded'));
+      await eventually(async () => lines().length > 0, 30_000);
+      expect(lines().filter((line) => line.includes('"stack"'))).toEqual([]);
+
+      await onDatabase(db.url, `ALTER DATABASE "${name}" RESET default_transaction_read_only`);
+      await terminateBackends(db.url);
+      await eventually(async () => {
+        const state = await queryOne(db.url, 'SELECT state FROM webhook_deliveries');
+        return state === 'DELIVERED';
+      }, 30_000);
+      expect(new Set(receiver.received.map((w) => w.body.id)).size).toBe(1);
+      expect(child!.proc.exitCode).toBeNull();
+    }, 120_000);
+  },
+);
+
+/** The first column of the first row, as text. */
+async function queryOne(databaseUrl: string, sql: string): Promise<string | undefined> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<Record<string, string>>(sql);
+    return rows[0] ? Object.values(rows[0])[0] : undefined;
   } finally {
     await client.end();
   }

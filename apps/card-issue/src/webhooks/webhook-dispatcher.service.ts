@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { databaseOutage } from '@bank/shared/database';
 import { DeliveryQueue, DeliveryService } from '@bank/shared/delivery';
+import { FailureLog } from '@bank/shared/logging';
 import { ENVIRONMENT } from '@bank/shared/nest';
 import {
   continueTrace,
@@ -68,6 +70,11 @@ export class WebhookDispatcherService extends DeliveryService {
   /** Deliveries in flight whose subscription was failing when they were claimed. */
   private inFlightFailing = 0;
   protected override readonly queue: DeliveryQueue;
+  /**
+   * Outcomes that could not be recorded (the database out of reach, e.g. during a failover):
+   * one line per interval with the count, no stack for a known outage.
+   */
+  private readonly failures: FailureLog;
 
   constructor(
     private readonly repository: WebhookDeliveriesRepository,
@@ -77,6 +84,7 @@ export class WebhookDispatcherService extends DeliveryService {
     registry: SchedulerRegistry,
   ) {
     super();
+    this.failures = new FailureLog(this.logger, env.ERROR_LOG_INTERVAL_MS, databaseOutage);
     this.queue = new DeliveryQueue(registry, this.logger, {
       name: 'webhook',
       enabled: env.WEBHOOKS_ENABLED,
@@ -169,10 +177,10 @@ export class WebhookDispatcherService extends DeliveryService {
       .catch((error: unknown) =>
         // Recording the outcome failed (database out of reach): the lease runs out and the
         // delivery is attempted again, which at-least-once allows.
-        this.logger.error(
-          { err: error, deliveryId: delivery.id, subscriptionId: delivery.subscriptionId },
-          'Webhook delivery outcome could not be recorded',
-        ),
+        this.failures.report('Webhook delivery outcome could not be recorded', error, {
+          deliveryId: delivery.id,
+          subscriptionId: delivery.subscriptionId,
+        }),
       )
       .finally(() => {
         this.running.delete(run);
@@ -294,5 +302,6 @@ export class WebhookDispatcherService extends DeliveryService {
   override async beforeApplicationShutdown(): Promise<void> {
     await super.beforeApplicationShutdown();
     await this.settled();
+    this.failures.flush();
   }
 }

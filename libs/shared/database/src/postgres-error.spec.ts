@@ -1,5 +1,9 @@
 import { createServer, Server } from 'node:net';
-import { QueryFailedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { ListenedClient } from './listened-client';
 import {
   connectionLostInFlight,
@@ -44,6 +48,16 @@ describe('databaseUnavailable', () => {
       'pg-pool connect timeout',
       new Error('timeout exceeded when trying to connect'),
       'pool-timeout',
+    ],
+    [
+      'a query runner released when its connection died inside a transaction',
+      new QueryRunnerProviderAlreadyReleasedError(),
+      'connection',
+    ],
+    [
+      "a transaction's COMMIT on a query runner released the same way",
+      new QueryRunnerAlreadyReleasedError(),
+      'connection',
     ],
     [
       'refused on every address of the host',

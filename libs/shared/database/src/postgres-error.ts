@@ -1,4 +1,8 @@
-import { QueryFailedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { failedWhileConnecting } from './listened-client';
 
 /** SQLSTATE codes the services act on. */
@@ -38,7 +42,9 @@ export function uniqueViolationConstraint(error: unknown): string | undefined {
  * Why the database could not serve a statement, when the cause is the database being out of
  * reach rather than the statement: the kind names the failure in logs (one line per kind).
  * - `connection`: the server is not there or went away (refused, reset, terminated, shutting
- *   down or starting up: SQLSTATE class 08, 57P01-57P03, ECONNREFUSED, "Connection terminated").
+ *   down or starting up: SQLSTATE class 08, 57P01-57P03, ECONNREFUSED, "Connection terminated";
+ *   or a transaction's query runner that TypeORM released when its connection died between
+ *   two statements: QueryRunnerProviderAlreadyReleasedError, QueryRunnerAlreadyReleasedError).
  * - `pool-timeout`: no connection could be had in time (the pool's connect timeout).
  * - `overloaded`: the server refuses more connections (53300) or is out of resources (53xxx).
  * - `statement-timeout`: statement_timeout cancelled the statement (57014). Every statement
@@ -83,6 +89,14 @@ function kindOfSqlState(code: string): DatabaseUnavailableKind | undefined {
 
 function kindOf(error: unknown, depth: number): DatabaseUnavailableKind | undefined {
   if (!error || typeof error !== 'object' || depth > 3) return undefined;
+  // TypeORM releases a query runner whose connection emits `error` (the server ended it): the
+  // transaction's next statement (or its COMMIT, never sent) fails with one of these, carrying
+  // neither a code nor pg's message.
+  if (
+    error instanceof QueryRunnerProviderAlreadyReleasedError ||
+    error instanceof QueryRunnerAlreadyReleasedError
+  )
+    return 'connection';
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code)) return 'connection';

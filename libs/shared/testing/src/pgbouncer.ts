@@ -51,9 +51,14 @@ async function waitForPort(port: number, proc: ChildProcess, log: () => string):
  * Starts PgBouncer in transaction pooling mode on a free loopback port, in front of the
  * PostgreSQL server of `serverUrl` (every database name passes through; trust
  * authentication, as the local test server has). It refuses to run as root, so it runs as
- * the `postgres` user when started by root.
+ * the `postgres` user when started by root. `settings` adds or overrides `[pgbouncer]` settings
+ * (e.g. `server_login_retry` in front of a failover proxy).
  */
-export async function startPgBouncer(serverUrl: string, poolSize = 10): Promise<PgBouncer> {
+export async function startPgBouncer(
+  serverUrl: string,
+  poolSize = 10,
+  settings: Record<string, string | number> = {},
+): Promise<PgBouncer> {
   const server = new URL(serverUrl);
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'pgbouncer-'));
@@ -77,6 +82,7 @@ export async function startPgBouncer(serverUrl: string, poolSize = 10): Promise<
       'max_client_conn = 500',
       // pg (node-postgres) sends none; psql and others send this one.
       'ignore_startup_parameters = extra_float_digits',
+      ...Object.entries(settings).map(([name, value]) => `${name} = ${value}`),
     ].join('\n') + '\n',
   );
   const asRoot = process.getuid?.() === 0;

@@ -1,0 +1,2 @@
+const { projectJestConfig } = require('../../jest.preset');
+module.exports = projectJestConfig('failover', __dirname);
