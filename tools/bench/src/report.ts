@@ -288,7 +288,8 @@ export function hostileBodiesSection(rows: HostileBodiesRow[], seconds: number):
       '90,000 unknown keys, or 100,000 levels of nesting; the next burst 100 ms after the last answer of the one before. ' +
       'Meanwhile a probe GETs `/api/health/live` every 20 ms, each on a new connection, as a kubelet probes. ' +
       'The first row of each service is the same probe with nothing else running. The services refuse such bodies from their bytes, ' +
-      'before they are parsed (`BODY_TOO_COMPLEX`, docs/robustness.md). The load generator shares the 2 cores with the service and PostgreSQL.',
+      'before they are parsed (`BODY_TOO_COMPLEX`, docs/robustness.md). Each service runs with the `NODE_OPTIONS` and `MALLOC_ARENA_MAX` of its k8s/<service>/config.env; ' +
+      'the load generator shares the 2 cores with it and PostgreSQL.',
     '',
     hostileBodiesTable(rows),
     '',
