@@ -149,6 +149,8 @@ describe('start-up with NODE_ENV=production logs JSON lines only', () => {
         HOST: '127.0.0.1',
         PORT: String(await closedPort()),
         DATABASE_URL: `postgres://app:${PASSWORD}@127.0.0.1:${await closedPort()}/cards`,
+        // Start-up waits for the database this long (answering 503), then gives up with exit 1.
+        DB_STARTUP_WAIT_MS: '1500',
       });
       expect(code).toBe(1);
       expect(output).toMatch(/ECONNREFUSED/);
