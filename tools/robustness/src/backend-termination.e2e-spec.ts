@@ -444,14 +444,8 @@ async function rowsOf<T>(databaseUrl: string, sql: string, params: unknown[]): P
 
 /** The first column of the first row, as text. */
 async function queryOne(databaseUrl: string, sql: string): Promise<string | undefined> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<Record<string, string>>(sql);
-    return rows[0] ? Object.values(rows[0])[0] : undefined;
-  } finally {
-    await client.end();
-  }
+  const [row] = await rowsOf<Record<string, string>>(databaseUrl, sql, []);
+  return row ? Object.values(row)[0] : undefined;
 }
 
 /** A request that got no HTTP answer (the process went away): status 0. */

@@ -1,22 +1,10 @@
-import { Client } from 'pg';
 import { eventually } from '@bank/shared/testing';
 import type { WebhookReceiver } from '@bank/card-issue/testing';
 import { Answer } from './answers';
+import { query } from './ha-cluster';
 import { HOLDER_SERIES } from './load';
 
 const ok = (status: number) => status >= 200 && status < 300;
-
-/** One query on the leader, in a connection of its own (a failover may end any other). */
-export async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 /** What the checks found on the new leader; every count but `extra` must be 0 in synchronous mode. */
 export interface Findings {

@@ -161,9 +161,9 @@ async function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** One statement in a connection of its own. */
-async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+/** One statement in a connection of its own (a failover may end any other). */
+export async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   client.on('error', () => undefined);
   await client.connect();
   try {

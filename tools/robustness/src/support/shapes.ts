@@ -92,3 +92,24 @@ export function assertNoServerError(
   // (2xx bodies echo stored client data, which may be anything the fuzzer sent.)
   if (res.status >= 400) assertClientError(res, shape, context);
 }
+
+/** What says "unavailable, retry" in an answer: status, Retry-After, error shape and message. */
+export function unavailableAnswer(res: HttpResult, shape: ErrorShape) {
+  return {
+    status: res.status,
+    retryAfter: res.headers['retry-after'],
+    problem: errorShapeProblem(res, shape),
+    message: (res.body as { message?: string }).message,
+  };
+}
+
+/** unavailableAnswer of a 503 with Retry-After, a proper error body, and `message`. */
+export function expectedUnavailable(message: string | RegExp) {
+  return {
+    status: 503,
+    // Jest's asymmetric matchers are typed any.
+    retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+    problem: null,
+    message: typeof message === 'string' ? message : (expect.stringMatching(message) as unknown),
+  };
+}
