@@ -39,7 +39,7 @@ describe('the embedded database default (process)', () => {
       // exists on the embedded database, so the card is issued (not stored as FAILED).
       const tried = await request(first.url)
         .post(API)
-        .send(await firstExample(first.url));
+        .send((await firstExample(first.url)) as object);
       expect(tried.status).toBe(201);
       expect(tried.body).toMatchObject({ status: 'CREATED', failureReason: null });
       const owner = await createUser(first.url);
