@@ -1,15 +1,13 @@
 import { HttpResult, sendJson } from './support/http';
-import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { serviceBehindProxy } from './support/service-behind-proxy';
 import { queryValue } from './support/figures';
 import { ErrorShape, errorShapeProblem } from './support/shapes';
 import {
-  createTestDatabase,
   eventually,
   figureDatabase,
   FiguresTable,
   formatMs,
   sleep,
-  TestDatabase,
   TestServiceProcess,
   runsExclusively,
 } from '@bank/shared/testing';
@@ -100,28 +98,17 @@ const figures = new FiguresTable('Database outage');
 afterAll(() => figures.print());
 
 describe.each(OUTAGES)('database outage: $service', (outage) => {
-  let db: TestDatabase;
-  let proxy: TcpProxy;
-  let child: TestServiceProcess | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase(`robust_outage_${outage.service}`);
-    proxy = await startTcpProxy(db.url);
-    child = await outage.spawn(proxy.url);
-  }, 120_000);
-  afterAll(async () => {
-    await child?.stop('SIGKILL');
-    await proxy?.close();
-    await db?.drop();
-  });
+  const s = serviceBehindProxy(`robust_outage_${outage.service}`, (proxy) =>
+    outage.spawn(proxy.url),
+  );
 
   it('answers 503 with Retry-After naming the database, logs O(1) lines, and recovers', async () => {
-    const url = child!.url;
+    const url = s.child!.url;
     const requests = await outage.prepare(url);
-    const rowsBefore = await outage.rowCounts(db.url);
-    const logBefore = child!.output().length;
+    const rowsBefore = await outage.rowCounts(s.db.url);
+    const logBefore = s.child!.output().length;
 
-    proxy.cut();
+    s.proxy.cut();
     const answers: HttpResult[] = [];
     for (let i = 0; i < FAILING_REQUESTS; i++) {
       answers.push(await requests[i % requests.length](url));
@@ -141,7 +128,7 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
     // Not a stack per request: the outage is a handful of lines (one per failure kind at once,
     // then one per interval with the count of the others), none the generic "Unexpected error".
     const logged = () => {
-      const lines = nonAccessLines(child!.output().slice(logBefore));
+      const lines = nonAccessLines(s.child!.output().slice(logBefore));
       const outageLines = lines
         .filter((line) => /"msg":"Database unavailable/.test(line))
         .map((line) => JSON.parse(line) as { suppressed: number });
@@ -160,7 +147,7 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
     expect(counted).toBe(FAILING_REQUESTS);
 
     // The database comes back: the service recovers by itself, no restart.
-    proxy.restore();
+    s.proxy.restore();
     const restoredAt = Date.now();
     let recovered: HttpResult | undefined;
     for (let i = 0; i < 50 && recovered?.status !== 200; i++) {
@@ -171,12 +158,12 @@ describe.each(OUTAGES)('database outage: $service', (outage) => {
     const statuses = answers.map((a) => a.status);
     figures.add({
       scenario: `${outage.service}, database unreachable (log: ${lines.length} lines, ${counted} failures counted)`,
-      database: figureDatabase(db),
+      database: figureDatabase(s.db),
       sent: `${FAILING_REQUESTS} ${outage.sent}`,
       answered: statuses.every((status) => status === 503)
         ? `${FAILING_REQUESTS} x 503 + Retry-After, error shape, naming the database`
         : statuses.join(','),
-      stored: (await outage.rowCounts(db.url)) === rowsBefore ? 'nothing new' : 'changed',
+      stored: (await outage.rowCounts(s.db.url)) === rowsBefore ? 'nothing new' : 'changed',
       lost: 0,
       orphans: 0,
       recovered: `first 200 ${formatMs(Date.now() - restoredAt)} after the database is back`,
@@ -196,25 +183,14 @@ runsExclusively();
 const DURING_POST_OUTAGE = 30;
 
 describe('database outage: card-issue POST', () => {
-  let db: TestDatabase;
-  let proxy: TcpProxy;
-  let child: TestServiceProcess | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('robust_outage_card_post');
-    proxy = await startTcpProxy(db.url);
-    child = await spawnCardIssue({ DATABASE_URL: proxy.url, ...QUIET_BACKGROUND, ...LOGGING });
-  }, 120_000);
-  afterAll(async () => {
-    await child?.stop('SIGKILL');
-    await proxy?.close();
-    await db?.drop();
-  });
+  const s = serviceBehindProxy('robust_outage_card_post', (proxy) =>
+    spawnCardIssue({ DATABASE_URL: proxy.url, ...QUIET_BACKGROUND, ...LOGGING }),
+  );
 
   it('answers 503 naming the database, not the user service, and creates once it is back', async () => {
-    const url = child!.url;
+    const url = s.child!.url;
     const owner = await createUser(url);
-    proxy.cut();
+    s.proxy.cut();
     // More than a downstream breaker's minimum of calls (20): the user service this process
     // serves itself fails with the database, and no breaker may keep refusing after it is back.
     for (let i = 0; i < DURING_POST_OUTAGE; i++) {
@@ -227,7 +203,7 @@ describe('database outage: card-issue POST', () => {
       expect((res.body as { message: string }).message).toMatch(/database/i);
       expect((res.body as { message: string }).message).not.toMatch(/user service/i);
     }
-    proxy.restore();
+    s.proxy.restore();
     const restoredAt = Date.now();
     let created: HttpResult | undefined;
     const refusedAfter: string[] = [];
@@ -242,13 +218,13 @@ describe('database outage: card-issue POST', () => {
     expect(refusedAfter.filter((message) => /user service/i.test(message))).toEqual([]);
     const requestId = (created!.body as { requestId: string }).requestId;
     const stored = await queryValue<string>(
-      db.url,
+      s.db.url,
       'SELECT count(*)::text FROM card_issue_requests WHERE request_id = $1',
       [requestId],
     );
     figures.add({
       scenario: 'card-issue POST, database unreachable (the shared user service fails first)',
-      database: figureDatabase(db),
+      database: figureDatabase(s.db),
       sent: `${DURING_POST_OUTAGE} POSTs during, then POSTs until one is stored`,
       answered: `${DURING_POST_OUTAGE} x 503 + Retry-After naming the database (not the user service), then ${refusedAfter.length} x 503 naming the database and 201`,
       stored: `${stored} request (the 201's)`,
@@ -326,27 +302,16 @@ const LOADED: LoadedOutage[] = [
 ];
 
 describe.each(LOADED)('database outage under concurrent load: $service', (outage) => {
-  let db: TestDatabase;
-  let proxy: TcpProxy;
-  let child: TestServiceProcess | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase(`robust_outage_load_${outage.service}`);
-    proxy = await startTcpProxy(db.url);
-    child = await outage.spawn(proxy.url);
-  }, 120_000);
-  afterAll(async () => {
-    await child?.stop('SIGKILL');
-    await proxy?.close();
-    await db?.drop();
-  });
+  const s = serviceBehindProxy(`robust_outage_load_${outage.service}`, (proxy) =>
+    outage.spawn(proxy.url),
+  );
 
   it('logs O(1) lines per failure kind per interval, none with a stack', async () => {
-    const url = child!.url;
+    const url = s.child!.url;
     const requests = await outage.prepare(url);
-    const logBefore = child!.output().length;
+    const logBefore = s.child!.output().length;
 
-    proxy.cut();
+    s.proxy.cut();
     const cutAt = Date.now();
     const statuses: Record<string, number> = {};
     await Promise.all(
@@ -362,10 +327,10 @@ describe.each(LOADED)('database outage under concurrent load: $service', (outage
     const sent = Object.values(statuses).reduce((sum, n) => sum + n, 0);
     // Every request during the outage is refused 503 (each Idempotency-Key is a new one).
     expect(Object.keys(statuses)).toEqual(['503']);
-    proxy.restore();
+    s.proxy.restore();
 
-    const lines = child!
-      .output()
+    const lines = s
+      .child!.output()
       .slice(logBefore)
       .split('\n')
       .filter((line) => line.trim() !== '');
@@ -388,7 +353,7 @@ describe.each(LOADED)('database outage under concurrent load: $service', (outage
     expect(Object.entries(byTitle).filter(([, n]) => n > perKind)).toEqual([]);
     figures.add({
       scenario: `${outage.service}, database unreachable under load, background work on (log: ${other.length} lines besides the access lines, no stack)`,
-      database: figureDatabase(db),
+      database: figureDatabase(s.db),
       sent: `${sent} requests from ${LOAD_CONNECTIONS} connections in ${formatMs(LOAD_OUTAGE_MS)}`,
       answered: `${sent} x 503`,
       stored: '-',

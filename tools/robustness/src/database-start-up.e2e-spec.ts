@@ -1,4 +1,5 @@
 import { HttpResult, sendJson } from './support/http';
+import { serviceBehindProxy } from './support/service-behind-proxy';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
 import { ErrorShape, expectedUnavailable, unavailableAnswer } from './support/shapes';
 import {
@@ -56,28 +57,20 @@ const describeOnPostgres = process.env.TEST_DATABASE_URL ? describe.each : descr
 const itOnPostgres = process.env.TEST_DATABASE_URL ? it : it.skip;
 
 describeOnPostgres(STARTING)('start-up without its database: $service', (starting) => {
-  let db: TestDatabase;
-  let proxy: TcpProxy;
-  let child: TestServiceProcess | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase(`robust_start_wait_${starting.service.replace('-', '_')}`);
-    proxy = await startTcpProxy(db.url);
-    proxy.cut();
-    child = await starting.spawn({
-      DATABASE_URL: proxy.url,
-      DB_STARTUP_WAIT_MS: '120000',
-      LOG_LEVEL: 'info',
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await child?.stop('SIGKILL');
-    await proxy?.close();
-    await db?.drop();
-  });
+  const s = serviceBehindProxy(
+    `robust_start_wait_${starting.service.replace('-', '_')}`,
+    (proxy) => {
+      proxy.cut();
+      return starting.spawn({
+        DATABASE_URL: proxy.url,
+        DB_STARTUP_WAIT_MS: '120000',
+        LOG_LEVEL: 'info',
+      });
+    },
+  );
 
   it('answers 503 with Retry-After while it waits, then becomes ready and stores writes', async () => {
-    const url = child!.url;
+    const url = s.child!.url;
     const during = await starting.write(url, false);
     expect(unavailableAnswer(during, starting.shape)).toEqual(expectedUnavailable(starting.names));
     expect(during.headers['x-request-id']).toBeTruthy();
@@ -86,7 +79,7 @@ describeOnPostgres(STARTING)('start-up without its database: $service', (startin
     expect([live.status, ready.status]).toEqual([200, 503]);
     expect(ready.body).toEqual({ status: 'DOWN', service: starting.service });
 
-    proxy.restore();
+    s.proxy.restore();
     await eventually(
       async () => {
         const res = await sendJson(`${url}/api/health/ready`, 'GET', undefined).catch(() => null);
@@ -97,16 +90,16 @@ describeOnPostgres(STARTING)('start-up without its database: $service', (startin
     );
     const created = await starting.write(url, true);
     expect(created.status).toBe(201);
-    expect(child!.proc.exitCode).toBeNull();
+    expect(s.child!.proc.exitCode).toBeNull();
     // The wait's log: a line per failure kind per interval with a count, never a stack.
-    const lines = child!.output().split('\n');
+    const lines = s.child!.output().split('\n');
     expect(lines.filter((line) => line.includes('"stack"'))).toEqual([]);
     expect(
       lines.find((line) =>
         /Waiting for the database at start-up: Database unavailable \(connection\)/.test(line),
       ),
     ).toBeDefined();
-    expect(child!.output()).toMatch(/Database reachable after \d+ ms/);
+    expect(s.child!.output()).toMatch(/Database reachable after \d+ ms/);
   }, 120_000);
 });
 

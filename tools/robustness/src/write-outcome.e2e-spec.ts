@@ -1,15 +1,9 @@
 import { Client } from 'pg';
 import { HttpResult, sendJson } from './support/http';
-import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { serviceBehindProxy } from './support/service-behind-proxy';
 import { queryValue } from './support/figures';
 import { ErrorShape, expectedUnavailable, unavailableAnswer } from './support/shapes';
-import {
-  createTestDatabase,
-  eventually,
-  runsExclusively,
-  TestDatabase,
-  TestServiceProcess,
-} from '@bank/shared/testing';
+import { eventually, runsExclusively, TestServiceProcess } from '@bank/shared/testing';
 import { createUser, selfVirtual, spawnCardIssue } from '@bank/card-issue/testing';
 import { registration, spawnClientRegistration } from '@bank/client-registration/testing';
 
@@ -98,26 +92,15 @@ async function readiness(url: string): Promise<number> {
 }
 
 describeOnPostgres(WRITERS)('the outcome of a write: $service', (writer) => {
-  let db: TestDatabase;
-  let proxy: TcpProxy;
-  let child: TestServiceProcess | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase(`robust_outcome_${writer.service.replace('-', '_')}`);
-    proxy = await startTcpProxy(db.url);
-    child = await writer.spawn(proxy.url);
-  }, 120_000);
-  afterAll(async () => {
-    await child?.stop('SIGKILL');
-    await proxy?.close();
-    await db?.drop();
-  });
+  const s = serviceBehindProxy(`robust_outcome_${writer.service.replace('-', '_')}`, (proxy) =>
+    writer.spawn(proxy.url),
+  );
 
   it('is unknown when the connection is lost under the write, and a retry with the key stores it once', async () => {
-    const url = child!.url;
+    const url = s.child!.url;
     const write = await writer.prepare(url);
     const key = `outcome-${writer.service}-${Date.now()}`;
-    const locker = new Client({ connectionString: db.url });
+    const locker = new Client({ connectionString: s.db.url });
     await locker.connect();
     try {
       // SHARE blocks the write's INSERT (ROW EXCLUSIVE), not its reads.
@@ -146,21 +129,21 @@ describeOnPostgres(WRITERS)('the outcome of a write: $service', (writer) => {
     // the same key stores it, once.
     const retried = await write(url, key);
     expect(retried.status).toBe(201);
-    expect(await writer.stored(db.url, key)).toBe(1);
-    expect(child!.proc.exitCode).toBeNull();
+    expect(await writer.stored(s.db.url, key)).toBe(1);
+    expect(s.child!.proc.exitCode).toBeNull();
   }, 60_000);
 
   it('stays the plain 503 when the database refuses before anything is sent', async () => {
-    const url = child!.url;
+    const url = s.child!.url;
     const write = await writer.prepare(url);
-    proxy.cut();
+    s.proxy.cut();
     try {
       // The pool has dropped the connections the cut reset once readiness fails.
       await eventually(async () => (await readiness(url)) === 503, 15_000);
       const refused = await write(url, `refused-${writer.service}-${Date.now()}`);
       expect(unavailableAnswer(refused, writer.shape)).toEqual(expectedUnavailable(writer.plain));
     } finally {
-      proxy.restore();
+      s.proxy.restore();
     }
     await eventually(async () => (await readiness(url)) === 200, 30_000);
   }, 60_000);
