@@ -48,6 +48,14 @@ describe('HTTP spans', () => {
       }
       return { id: (request.params as { id: string }).id };
     });
+    // A handler that runs after its body was read from the request's stream.
+    app.post('/things', async (request) => {
+      const { call } = request.body as { call: string };
+      const res = await axios.get(`${downstreamUrl}${call}`, {
+        headers: { ...correlationHeaders() },
+      });
+      return { status: res.status };
+    });
     app.get('/fails', async (_request, reply) => reply.code(503).send({}));
     app.get('/api/health/ready', async () => ({ status: 'ok' }));
     appUrl = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -151,6 +159,25 @@ describe('HTTP spans', () => {
     const { traceId, spanId } = client.spanContext();
     expect(received[0].traceparent).toBe(`00-${traceId}-${spanId}-01`);
     expect(received[0]['x-request-id']).toBe('r-client');
+  });
+
+  // The context manager binds no request's emitters (context-manager.ts): Fastify itself runs the
+  // handler in the request's context once the body has been read.
+  it('a handler that read a body: its call is still under the server span, with its request id', async () => {
+    const res = await fetch(`${appUrl}/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'r-body' },
+      body: JSON.stringify({ call: '/users/U4', padding: 'x'.repeat(200_000) }),
+    });
+    expect(res.status).toBe(200);
+    const server = await serverSpan();
+    expect(server.name).toBe('POST /things');
+    const [client] = ofKind(SpanKind.CLIENT);
+    expect(client.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
+    expect(received[0].traceparent).toBe(
+      `00-${server.spanContext().traceId}-${client.spanContext().spanId}-01`,
+    );
+    expect(received[0]['x-request-id']).toBe('r-body');
   });
 
   it('a call answered 4xx is an error; one without an answer too', async () => {

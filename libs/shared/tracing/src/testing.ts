@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { context, ContextManager, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -11,6 +10,7 @@ import {
   SpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { UnboundEmittersContextManager } from './context-manager';
 import {
   httpInstrumentationConfig,
   PgErrorMessageRedaction,
@@ -32,6 +32,8 @@ export interface InMemoryTracingOptions {
   pg?: object;
   /** Leave out PgErrorMessageRedaction (to see what instrumentation-pg itself records). */
   withoutPgRedaction?: boolean;
+  /** Another context manager than startTracing's (to see what the standard one does). */
+  contextManager?: ContextManager;
 }
 
 /**
@@ -57,8 +59,7 @@ function patch(instrumentation: PatchingInstrumentation, name: string, moduleExp
 }
 
 /**
- * Registers the OpenTelemetry SDK as startTracing does (the W3C propagator, the async context
- * manager, PgErrorMessageRedaction), with every span kept in memory as it ends and, as asked,
+ * Registers the OpenTelemetry SDK as startTracing does (the W3C propagator, its context manager, PgErrorMessageRedaction), with every span kept in memory as it ends and, as asked,
  * the HTTP and pg instrumentations configured as startTracing configures them (a test file has
  * its own globals under Jest; node:http is the process's, so stop() must run).
  */
@@ -70,7 +71,9 @@ export function registerInMemoryTracing(options: InMemoryTracingOptions = {}): I
   const provider = new TracerProvider({
     spanProcessors: [...processors, new SimpleSpanProcessor({ exporter: memory })],
   });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.setGlobalContextManager(
+    (options.contextManager ?? new UnboundEmittersContextManager()).enable(),
+  );
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   const undo: (() => void)[] = [];

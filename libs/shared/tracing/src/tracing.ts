@@ -1,5 +1,4 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { getRPCMetadata, RPCType, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -12,6 +11,7 @@ import {
 } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { FastifyInstance } from 'fastify';
+import { UnboundEmittersContextManager } from './context-manager';
 import { REQUEST_ID_ATTRIBUTE } from './correlation';
 import { createInstrumentations, PgErrorMessageRedaction } from './instrumentations';
 import { samplerFromEnv } from './sampling';
@@ -71,7 +71,8 @@ let running: { provider: TracerProvider; instrumentations: Instrumentation[] } |
 
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured (else does nothing and
- * returns false): the SDK (W3C propagation, the async context manager) and the standard
+ * returns false): the SDK (W3C propagation, the async context manager that binds no event
+ * emitter: context-manager.ts) and the standard
  * instrumentations of node:http (a server span per request, a client span per outgoing call,
  * which carries its `traceparent`) and of node-postgres (a span per statement of a traced piece
  * of work), configured in instrumentations.ts, batched to the OTLP/HTTP exporter (otlpProtocol).
@@ -100,7 +101,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
       }),
     ],
   });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager());
+  context.setGlobalContextManager(new UnboundEmittersContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   const instrumentations = createInstrumentations();
