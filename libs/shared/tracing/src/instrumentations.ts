@@ -80,6 +80,7 @@ export function pgInstrumentationConfig(): PgInstrumentationConfig {
     ignoreConnectSpans: true,
     enhancedDatabaseReporting: false,
     requestHook: (span, { connection, query }) => {
+      if (!span.isRecording()) return; // an unsampled statement: nothing to name
       const operation = operationName(query.text);
       if (!operation) return;
       span.setAttribute('db.operation.name', operation);

@@ -122,7 +122,7 @@ export function nameServerSpans(fastify: FastifyInstance): void {
     const rpc = getRPCMetadata(context.active());
     if (rpc?.type === RPCType.HTTP) {
       rpc.route = request.routeOptions.url;
-      rpc.span.setAttribute(REQUEST_ID_ATTRIBUTE, [request.id]);
+      if (rpc.span.isRecording()) rpc.span.setAttribute(REQUEST_ID_ATTRIBUTE, [request.id]);
     }
     done();
   });
