@@ -72,10 +72,10 @@ let running: { provider: TracerProvider; instrumentations: Instrumentation[] } |
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured (else does nothing and
  * returns false): the SDK (W3C propagation, the async context manager that binds no event
- * emitter: context-manager.ts) and the standard
- * instrumentations of node:http (a server span per request, a client span per outgoing call,
- * which carries its `traceparent`) and of node-postgres (a span per statement of a traced piece
- * of work), configured in instrumentations.ts, batched to the OTLP/HTTP exporter (otlpProtocol).
+ * emitter: context-manager.ts) and the standard instrumentations of node:http (a server span
+ * per request, a client span per outgoing call, which carries its `traceparent`) and of
+ * node-postgres (a span per statement of a traced piece of work), configured in
+ * instrumentations.ts, batched to the OTLP/HTTP exporter (otlpProtocol).
  * The exporter, the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG; default
  * parentbased_always_on), the batch (OTEL_BSP_*) and the resource (OTEL_SERVICE_NAME,
  * OTEL_RESOURCE_ATTRIBUTES) read the standard variables. Must run before node:http and pg are
