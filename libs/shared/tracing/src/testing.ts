@@ -59,9 +59,10 @@ function patch(instrumentation: PatchingInstrumentation, name: string, moduleExp
 }
 
 /**
- * Registers the OpenTelemetry SDK as startTracing does (the W3C propagator, its context manager, PgErrorMessageRedaction), with every span kept in memory as it ends and, as asked,
- * the HTTP and pg instrumentations configured as startTracing configures them (a test file has
- * its own globals under Jest; node:http is the process's, so stop() must run).
+ * Registers the OpenTelemetry SDK as startTracing does (the W3C propagator, its context manager,
+ * PgErrorMessageRedaction), with every span kept in memory as it ends and, as asked, the HTTP
+ * and pg instrumentations configured as startTracing configures them (a test file has its own
+ * globals under Jest; node:http is the process's, so stop() must run).
  */
 export function registerInMemoryTracing(options: InMemoryTracingOptions = {}): InMemoryTracing {
   const memory = new InMemorySpanExporter();
