@@ -144,7 +144,7 @@ async function verifyBundleTraces(ctx: BenchContext, cardDb: string): Promise<st
 }
 
 /**
- * Issue 15 item 9: card-issue POST and GET by id with metrics and tracing on and off, in the
+ * The observability overhead: card-issue POST and GET by id with metrics and tracing on and off, in the
  * same run, each configuration its own process from the production bundle on the same database,
  * measured in alternating rounds (load.ts). Traces go to a local OTLP/HTTP collector that reads
  * and discards them (a real one runs elsewhere; this one shares the cores).

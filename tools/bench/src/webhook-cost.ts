@@ -78,7 +78,7 @@ function selfSignedCertificate(dir: string): { key: string; cert: string; certPa
 }
 
 /**
- * Issue 17 item 6: the added cost of a card-issue POST with one webhook subscription active
+ * Webhooks' cost per POST: the added cost of a card-issue POST with one webhook subscription active
  * (every POST writes one delivery row in its statement and the dispatcher signs and POSTs it
  * over https to a local receiver) against none (the statement's probe of the empty
  * subscription table), in the same run and the same process: the subscription is inserted and

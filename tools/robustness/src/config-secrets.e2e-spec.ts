@@ -6,7 +6,7 @@ import {
 } from '@bank/client-registration/testing';
 
 /**
- * Issue 14 items 2 and 9: a service started with bad configuration stops with a message that
+ * Configuration errors: a service started with bad configuration stops with a message that
  * names the variable and the rule; a password in a URL and a secret never appear in it.
  */
 const PASSWORD = 'Pw-9f3a71c2-leak';

@@ -9,7 +9,7 @@ import {
 } from '@bank/client-registration/testing';
 
 /**
- * Issue 14 item 1: a query that fails must not bring its parameters (a whole row: phone,
+ * No personal data in the logs: a query that fails must not bring its parameters (a whole row: phone,
  * e-mail, passport, addresses) or the driver's error payload (its `detail` repeats the row)
  * into the log, at any level. Each request carries personal data no other request has, and
  * every line the process writes (LOG_LEVEL=trace) is searched for every value sent:

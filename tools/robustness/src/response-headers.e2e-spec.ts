@@ -5,7 +5,7 @@ import { registration, startClientRegistration } from '@bank/client-registration
 import { ErrorShape, errorShapeProblem } from './support/shapes';
 
 /**
- * Issue 14 items 3 and 4. Every response may carry personal data (or an error about it), so
+ * No caching. Every response may carry personal data (or an error about it), so
  * none may be stored by a cache: `Cache-Control: no-store` and `Pragma: no-cache`, on success
  * and errors alike. Errors Node or Fastify raise before Nest sees the request (headers too
  * large, a malformed request line, a URL or parameter too long, a malformed URL) answer in the

@@ -13,7 +13,7 @@ import { cardIssueRowCounts, registrationRowCounts } from './support/row-counts'
 import { ErrorShape, errorShapeProblem } from './support/shapes';
 
 /**
- * Issue 14 items 6 and 7 over real HTTP, in both services:
+ * Strict input over real HTTP, in both services:
  * - an unknown field named like an Object.prototype member is a 400 naming it, like any other
  *   unknown field (class-transformer used to skip it, so it was dropped silently);
  * - a body of any type but JSON (a form above all) is 415, never parsed; no answer, 415 or
