@@ -144,9 +144,9 @@ async function verifyBundleTraces(ctx: BenchContext, cardDb: string): Promise<st
 }
 
 /**
- * The observability overhead: card-issue POST and GET by id with metrics and tracing on and off, in the
- * same run, each configuration its own process from the production bundle on the same database,
- * measured in alternating rounds (load.ts). Traces go to a local OTLP/HTTP collector that reads
+ * The observability overhead: card-issue POST and GET by id with metrics and tracing on and off,
+ * in the same run, each configuration its own process from the production bundle on the same
+ * database, measured in alternating rounds (load.ts). Traces go to a local OTLP/HTTP collector that reads
  * and discards them (a real one runs elsewhere; this one shares the cores).
  */
 export async function overheadBench(

@@ -78,9 +78,9 @@ function selfSignedCertificate(dir: string): { key: string; cert: string; certPa
 }
 
 /**
- * Webhooks' cost per POST: the added cost of a card-issue POST with one webhook subscription active
- * (every POST writes one delivery row in its statement and the dispatcher signs and POSTs it
- * over https to a local receiver) against none (the statement's probe of the empty
+ * Webhooks' cost per POST: the added cost of a card-issue POST with one webhook subscription
+ * active (every POST writes one delivery row in its statement and the dispatcher signs and POSTs
+ * it over https to a local receiver) against none (the statement's probe of the empty
  * subscription table), in the same run and the same process: the subscription is inserted and
  * deleted between alternating rounds. A round's CPU is counted until its deliveries are all
  * done, so work the dispatcher defers past the run is not left out.

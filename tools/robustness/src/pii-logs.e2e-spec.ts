@@ -9,9 +9,9 @@ import {
 } from '@bank/client-registration/testing';
 
 /**
- * No personal data in the logs: a query that fails must not bring its parameters (a whole row: phone,
- * e-mail, passport, addresses) or the driver's error payload (its `detail` repeats the row)
- * into the log, at any level. Each request carries personal data no other request has, and
+ * No personal data in the logs: a query that fails must not bring its parameters (a whole row:
+ * phone, e-mail, passport, addresses) or the driver's error payload (its `detail` repeats the
+ * row) into the log, at any level. Each request carries personal data no other request has, and
  * every line the process writes (LOG_LEVEL=trace) is searched for every value sent:
  * - the database refuses the row (a CHECK constraint the test adds: the statement fails with
  *   a driver error that is no outage, the unexpected-error path, logged with its error), on

@@ -9,8 +9,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
  * instrumentation-http binds every incoming request and its response to the request's context,
  * sampled or not, and even for the probes it ignores: the standard manager then gives each of the
  * two objects eight own methods and wraps every listener added later. That is the largest part of
- * what an unsampled request pays for tracing (docs/decisions/0048-tracing-without-emitter-binding.md
- * has the figures), and the services do not need it: Fastify runs a handler in the context its
+ * what an unsampled request pays for tracing (the figures:
+ * docs/decisions/0048-tracing-without-emitter-binding.md), and the services do not need it: Fastify runs a handler in the context its
  * request arrived in, across the body's stream callbacks (its content-type parser binds its
  * callback with an AsyncResource), and Node.js gives every promise, timer and outgoing call the
  * context it was made in. No listener of the services on a request or a response does traced work.
